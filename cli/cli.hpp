@@ -1,0 +1,35 @@
+#pragma once
+// Shared pieces of the command-line front end.
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "vtrain/diagnostics.hpp"
+#include "vtrain/simulate.hpp"
+
+namespace vtrain::cli {
+
+struct Args {
+  std::vector<std::string> positional;
+  std::vector<std::pair<std::string, std::string>> options;  // --name value (value "" for flags)
+  bool has(const std::string& name) const;
+  std::string get(const std::string& name, const std::string& fallback = "") const;
+};
+
+// Reads a config argument: a JSON file path, or the name of a bundled example.
+bool load_config_text(const std::string& arg, std::string& text, std::string& error);
+
+// Prints diagnostics to stderr, one per line.
+void print_errors(const Diagnostics& errors);
+void print_errors_json(const std::string& reply);
+
+std::string summary(const SimResult& r);
+std::string format_duration(double seconds);
+std::string format_number(double v, int significant = 3);
+std::string format_money(double usd);
+
+int run_bench(const Args& args);
+
+}  // namespace vtrain::cli

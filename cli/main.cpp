@@ -1,0 +1,197 @@
+// vtrain command line: simulate, bench, presets, profiles.
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli.hpp"
+#include "vtrain/api.hpp"
+#include "vtrain/config.hpp"
+#include "vtrain/examples.hpp"
+#include "vtrain/profile.hpp"
+#include "vtrain/simulate.hpp"
+
+namespace vtrain::cli {
+
+using nlohmann::json;
+
+bool Args::has(const std::string& name) const {
+  for (const auto& [k, v] : options)
+    if (k == name) return true;
+  return false;
+}
+
+std::string Args::get(const std::string& name, const std::string& fallback) const {
+  for (const auto& [k, v] : options)
+    if (k == name) return v;
+  return fallback;
+}
+
+bool load_config_text(const std::string& arg, std::string& text, std::string& error) {
+  std::ifstream in(arg, std::ios::binary);
+  if (in) {
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+    return true;
+  }
+  if (const ExampleConfig* e = find_example(arg)) {
+    text = e->json_text;
+    return true;
+  }
+  std::string names;
+  for (const auto& e : example_configs()) names += (names.empty() ? "" : ", ") + e.name;
+  error = "cannot read \"" + arg + "\": not a file and not a bundled example (" + names + ")";
+  return false;
+}
+
+void print_errors(const Diagnostics& errors) {
+  for (const auto& d : errors) std::fprintf(stderr, "error: %s [%s]\n", d.message.c_str(), d.code.c_str());
+}
+
+void print_errors_json(const std::string& reply) {
+  json j = json::parse(reply, nullptr, false);
+  if (!j.is_object() || !j.contains("errors")) return;
+  for (const auto& e : j["errors"])
+    std::fprintf(stderr, "error: %s [%s]\n", e.value("message", "").c_str(), e.value("code", "").c_str());
+}
+
+namespace {
+
+const char* kUsage =
+    "usage: vtrain <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  simulate CONFIG [--json] [--profile FILE] [--no-timeline]\n"
+    "                         predict one training iteration (CONFIG: a JSON file or an example name)\n"
+    "  bench [--json]         time the simulator on MT-NLG 530B and GPT-3 175B plans\n"
+    "  presets [--json]       list model presets and example configs\n"
+    "  profiles [--json]      list bundled GPU profiles\n"
+    "  help                   this text\n";
+
+Args parse_args(int argc, char** argv, int first) {
+  Args a;
+  for (int i = first; i < argc; ++i) {
+    std::string s = argv[i];
+    if (s.rfind("--", 0) == 0) {
+      std::string name = s.substr(2), value;
+      const auto eq = name.find('=');
+      if (eq != std::string::npos) {
+        value = name.substr(eq + 1);
+        name = name.substr(0, eq);
+      } else if (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0 &&
+                 name != "json" && name != "no-timeline") {
+        value = argv[++i];
+      }
+      a.options.emplace_back(name, value);
+    } else {
+      a.positional.push_back(s);
+    }
+  }
+  return a;
+}
+
+int cmd_simulate(const Args& args) {
+  if (args.positional.empty()) {
+    std::fprintf(stderr, "error: simulate needs a CONFIG (JSON file or example name)\n%s", kUsage);
+    return 2;
+  }
+  std::string text, error;
+  if (!load_config_text(args.positional[0], text, error)) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
+    return 2;
+  }
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded()) {
+    std::fprintf(stderr, "error: %s is not valid JSON\n", args.positional[0].c_str());
+    return 2;
+  }
+  auto config = parse_sim_config(j);
+  if (!config.ok()) {
+    print_errors(config.errors());
+    return 1;
+  }
+  SimConfig c = config.value();
+  if (args.has("no-timeline")) c.output.timeline = false;
+  Profile custom;
+  const Profile* profile = nullptr;
+  if (args.has("profile")) {
+    std::string ptext;
+    if (!load_config_text(args.get("profile"), ptext, error)) {
+      std::fprintf(stderr, "error: --profile: %s\n", error.c_str());
+      return 2;
+    }
+    json pj = json::parse(ptext, nullptr, false);
+    auto parsed = parse_profile(pj);
+    if (!parsed.ok()) {
+      print_errors(parsed.errors());
+      return 1;
+    }
+    custom = parsed.value();
+    profile = &custom;
+  }
+  auto result = simulate(c, profile);
+  if (!result.ok()) {
+    print_errors(result.errors());
+    return 1;
+  }
+  if (args.has("json")) {
+    std::printf("%s\n", to_json(result.value()).dump(2).c_str());
+  } else {
+    std::printf("%s", summary(result.value()).c_str());
+  }
+  return 0;
+}
+
+int cmd_presets(const Args& args) {
+  if (args.has("json")) {
+    json j = json::parse(api::presets());
+    std::printf("%s\n", j["result"].dump(2).c_str());
+    return 0;
+  }
+  std::printf("model presets:\n");
+  for (const auto& p : model_presets()) {
+    std::printf("  %-15s %-38s %s parameters\n", p.model.name.c_str(), p.description.c_str(),
+                format_number(p.published_params).c_str());
+  }
+  std::printf("\nexample configs (vtrain simulate NAME):\n");
+  for (const auto& e : example_configs()) std::printf("  %-15s %s\n", e.name.c_str(), e.description.c_str());
+  return 0;
+}
+
+int cmd_profiles(const Args& args) {
+  if (args.has("json")) {
+    json j = json::parse(api::profiles());
+    std::printf("%s\n", j["result"].dump(2).c_str());
+    return 0;
+  }
+  for (const auto& p : bundled_profiles()) {
+    std::printf("  %-16s %s: %.0f TFLOP/s fp16, %.0f GiB at %.0f GB/s, %d SMs\n", p.name.c_str(),
+                p.display_name.c_str(), p.peak_fp16_tflops, p.hbm_GiB, p.hbm_GBps, p.sm_count);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace vtrain::cli
+
+int main(int argc, char** argv) {
+  using namespace vtrain::cli;
+  if (argc < 2) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  const std::string cmd = argv[1];
+  const Args args = parse_args(argc, argv, 2);
+  if (cmd == "simulate") return cmd_simulate(args);
+  if (cmd == "bench") return run_bench(args);
+  if (cmd == "presets") return cmd_presets(args);
+  if (cmd == "profiles") return cmd_profiles(args);
+  if (cmd == "help" || cmd == "--help" || cmd == "-h") {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  std::fprintf(stderr, "error: unknown command \"%s\"\n%s", cmd.c_str(), kUsage);
+  return 2;
+}

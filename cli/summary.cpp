@@ -1,0 +1,97 @@
+// Human-readable summary of one simulation.
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "cli.hpp"
+#include "vtrain/profile.hpp"
+
+namespace vtrain::cli {
+
+std::string format_number(double v, int significant) {
+  char buf[64];
+  const double a = std::fabs(v);
+  if (a >= 1e12) std::snprintf(buf, sizeof buf, "%.*g T", significant, v / 1e12);
+  else if (a >= 1e9) std::snprintf(buf, sizeof buf, "%.*g B", significant, v / 1e9);
+  else if (a >= 1e6) std::snprintf(buf, sizeof buf, "%.*g M", significant, v / 1e6);
+  else if (a >= 1e4) std::snprintf(buf, sizeof buf, "%.*g k", significant, v / 1e3);
+  else std::snprintf(buf, sizeof buf, "%.*g", significant, v);
+  return buf;
+}
+
+std::string format_duration(double s) {
+  char buf[64];
+  if (s < 1e-3) std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
+  else if (s < 1) std::snprintf(buf, sizeof buf, "%.2f ms", s * 1e3);
+  else if (s < 120) std::snprintf(buf, sizeof buf, "%.3f s", s);
+  else if (s < 3 * 3600) std::snprintf(buf, sizeof buf, "%.1f min", s / 60);
+  else if (s < 3 * 86400) std::snprintf(buf, sizeof buf, "%.1f h", s / 3600);
+  else std::snprintf(buf, sizeof buf, "%.1f days", s / 86400);
+  return buf;
+}
+
+std::string format_money(double usd) {
+  char buf[64];
+  if (usd >= 1e6) std::snprintf(buf, sizeof buf, "$%.2f M", usd / 1e6);
+  else if (usd >= 1e3) std::snprintf(buf, sizeof buf, "$%.1f k", usd / 1e3);
+  else std::snprintf(buf, sizeof buf, "$%.2f", usd);
+  return buf;
+}
+
+std::string summary(const SimResult& r) {
+  std::string out;
+  char line[512];
+  const auto& c = r.config;
+  const auto& p = c.plan;
+  auto add = [&](const char* fmt, auto... args) {
+    std::snprintf(line, sizeof line, fmt, args...);
+    out += line;
+  };
+  add("%s, %s parameters, on %d x %s\n", c.model.name.c_str(), format_number(r.parameters.total).c_str(),
+      c.cluster.num_gpus, c.cluster.gpu.c_str());
+  add("plan: tp %d, pp %d, dp %d, micro-batch %d, global batch %d (%d micro-batches), recompute %s%s%s\n",
+      p.tp, p.pp, p.dp, p.micro_batch, p.global_batch, r.micro_batches, to_string(p.recompute),
+      p.virtual_stages > 1 ? (", " + std::to_string(p.virtual_stages) + " virtual stages").c_str() : "",
+      p.sequence_parallel ? ", sequence parallel" : "");
+  out += "\n";
+  add("  iteration time   %s\n", format_duration(r.iteration_time_s).c_str());
+  add("  throughput       %s tokens/s, %.1f TFLOP/s per GPU\n", format_number(r.tokens_per_s).c_str(),
+      r.tflops_per_gpu);
+  add("  utilization      MFU %.1f%%, HFU %.1f%%\n", 100 * r.mfu, 100 * r.hfu);
+  if (r.config.training.tokens > 0) {
+    add("  training         %s tokens: %s iterations, %.1f days, %s GPU-hours", format_number(r.config.training.tokens).c_str(),
+        format_number(r.iterations).c_str(), r.training_days, format_number(r.gpu_hours).c_str());
+    if (c.cluster.price_per_gpu_hour_usd > 0)
+      add(", %s at $%.2f per GPU-hour", format_money(r.cost_usd).c_str(), c.cluster.price_per_gpu_hour_usd);
+    out += "\n";
+  }
+  out += "\n";
+  add("time breakdown (stage %d of %d):\n", r.breakdown_stage, p.pp);
+  const Breakdown& b = r.breakdown;
+  const std::pair<const char*, double> parts[] = {
+      {"forward", b.forward},
+      {"backward", b.backward},
+      {"recompute", b.recompute},
+      {"tp comm (exposed)", b.tp_comm_exposed},
+      {"pp comm (exposed)", b.pp_comm_exposed},
+      {"dp comm (exposed)", b.dp_comm_exposed},
+      {"embedding comm", b.embedding_comm_exposed},
+      {"host overhead", b.host_overhead},
+      {"pipeline bubble", b.pipeline_bubble},
+      {"optimizer", b.optimizer}};
+  for (const auto& [name, v] : parts) {
+    if (v <= 0) continue;
+    add("  %-20s %12s  %5.1f%%\n", name, format_duration(v).c_str(), 100 * v / r.iteration_time_s);
+  }
+  out += "\n";
+  const MemoryBreakdown& m = r.memory;
+  add("memory per GPU (stage %d): %.1f GiB of %.0f GiB, %s\n", r.memory_stage, m.total(), r.memory_capacity_GiB,
+      r.fits_in_memory ? "fits" : "DOES NOT FIT");
+  add("  weights %.1f, gradients %.1f, optimizer states %.1f, activations %.1f, buffers %.1f GiB\n", m.weights,
+      m.gradients, m.optimizer_states, m.activations, m.buffers);
+  for (const auto& w : r.warnings) add("warning: %s\n", w.c_str());
+  return out;
+}
+
+}  // namespace vtrain::cli

@@ -1,0 +1,25 @@
+# Writes a C++ source holding the text of JSON files, so native and WASM builds carry the same
+# data without a file system. Invoked as:
+#   cmake -DOUTPUT=x.cpp -DSTRUCT=EmbeddedProfile -DARRAY=kEmbeddedProfiles -DCOUNT=kEmbeddedProfileCount
+#         -DFILES="a.json;b.json" -P embed_json.cmake
+set(body "")
+set(n 0)
+foreach(file IN LISTS FILES)
+  file(READ "${file}" text)
+  get_filename_component(stem "${file}" NAME_WE)
+  string(APPEND body "  {\"${stem}\", R\"vtrainjson(${text})vtrainjson\"},\n")
+  math(EXPR n "${n} + 1")
+endforeach()
+if(n EQUAL 0)
+  set(body "  {nullptr, nullptr},\n")
+endif()
+file(WRITE "${OUTPUT}.tmp"
+"// Generated from JSON files by cmake/embed_json.cmake; do not edit.\n"
+"namespace vtrain {\n"
+"struct ${STRUCT} {\n  const char* name;\n  const char* json_text;\n};\n"
+"extern const ${STRUCT} ${ARRAY}[];\n"
+"extern const int ${COUNT};\n"
+"const ${STRUCT} ${ARRAY}[] = {\n${body}};\n"
+"const int ${COUNT} = ${n};\n"
+"}  // namespace vtrain\n")
+file(COPY_FILE "${OUTPUT}.tmp" "${OUTPUT}" ONLY_IF_DIFFERENT)

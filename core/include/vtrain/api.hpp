@@ -1,0 +1,17 @@
+#pragma once
+// The few large calls every front end uses (CLI, WebAssembly): JSON text in, JSON text out.
+// Every reply is {"ok": true, "result": ...} or {"ok": false, "errors": [{code, pointer, message}]}.
+// Nothing here throws, prints or exits.
+
+#include <string>
+#include <string_view>
+
+namespace vtrain::api {
+
+std::string simulate(std::string_view config_json);
+std::string validate_config(std::string_view config_json);  // result: the normalized config
+std::string presets();                                      // model presets and example configs
+std::string profiles();                                     // bundled GPU profiles
+std::string version();
+
+}  // namespace vtrain::api

@@ -1,0 +1,114 @@
+#pragma once
+// Inputs of one simulation: model, cluster, plan and training, kept apart as separate structs.
+// JSON field names equal the C++ member names; every field has its unit in the comment.
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "vtrain/diagnostics.hpp"
+
+namespace vtrain {
+
+enum class Mlp { gelu, swiglu };
+enum class Norm { layernorm, rmsnorm };
+enum class PositionEmbedding { learned, rope };
+enum class Recompute { none, selective, full };
+enum class Attention { flash, unfused };
+enum class Precision { fp16, bf16 };
+enum class Placement { tp_dp_pp, tp_pp_dp };
+
+struct ModelConfig {
+  std::string name = "custom";      // preset name, or "custom"
+  int layers = 96;                  // transformer layers (count)
+  int hidden = 12288;               // model width h (elements)
+  int heads = 96;                   // attention heads (count)
+  int kv_heads = 96;                // key/value heads (count); < heads is grouped-query attention
+  int seq_len = 2048;               // sequence length (tokens)
+  int vocab = 51200;                // vocabulary (entries, before padding)
+  int ffn_hidden = 49152;           // MLP inner width (elements)
+  Mlp mlp = Mlp::gelu;              // MLP activation: gelu (2 GEMMs) or swiglu (gated, 3 weight matrices)
+  bool tied_embeddings = true;      // output layer shares the input embedding matrix
+  Norm norm = Norm::layernorm;      // normalization kind
+  PositionEmbedding position = PositionEmbedding::learned;  // learned table or rotary (no parameters)
+  bool bias = true;                 // linear layers and norms carry biases
+  int vocab_pad_multiple = 128;     // vocabulary padded to a multiple of this times tp (entries)
+};
+
+struct ClusterConfig {
+  std::string gpu = "a100-sxm4-80gb";  // profile name
+  int num_gpus = 1024;                 // GPUs used by the plan (count); must equal tp*pp*dp
+  int gpus_per_node = 8;               // GPUs sharing the intra-node fabric (count)
+  double intra_node_GBps = 0;          // per-GPU, per-direction intra-node link bandwidth (GB/s); 0: profile's
+  double inter_node_Gbps = 0;          // per-node network bandwidth, all NICs (Gbit/s); 0: profile's
+  double price_per_gpu_hour_usd = 0;   // price of one GPU for one hour (USD); 0: no cost reported
+};
+
+struct PlanConfig {
+  int tp = 1;                          // tensor-parallel degree (GPUs)
+  int pp = 1;                          // pipeline-parallel degree (stages)
+  int dp = 1;                          // data-parallel degree (replicas)
+  int micro_batch = 1;                 // sequences per micro-batch
+  int global_batch = 1;                // sequences per iteration, all replicas
+  Recompute recompute = Recompute::full;  // activation recomputation
+  bool sequence_parallel = false;      // shard norms/dropout over tp (all-gather + reduce-scatter)
+  int virtual_stages = 1;              // model chunks per pipeline stage (> 1: interleaved 1F1B)
+  int zero_stage = 0;                  // 0: replicated optimizer; 1: optimizer states sharded over dp
+  bool dp_overlap = false;             // overlap the gradient reduction with the last backward
+  Attention attention = Attention::flash;  // fused (flash) or unfused attention kernels
+  Precision precision = Precision::bf16;   // 16-bit format of weights and activations
+  Placement placement = Placement::tp_dp_pp;  // rank order, innermost first
+  bool p2p_overlap = false;            // pipeline sends run beside compute instead of blocking it
+};
+
+struct TrainingConfig {
+  double tokens = 0;  // tokens to train on (count); 0: no training time reported
+};
+
+struct OutputOptions {
+  bool timeline = true;  // include the per-stage block timeline in the result
+};
+
+struct SimConfig {
+  ModelConfig model;
+  ClusterConfig cluster;
+  PlanConfig plan;
+  TrainingConfig training;
+  OutputOptions output;
+};
+
+// Named model shapes published by their authors.
+struct ModelPreset {
+  ModelConfig model;
+  std::string description;  // one line: what the model is
+  std::string source;       // citation of the published shape
+  double published_params;  // parameter count the authors state (count)
+};
+
+const std::vector<ModelPreset>& model_presets();
+const ModelPreset* find_model_preset(const std::string& name);
+
+// Parses and checks a whole simulate config. Unknown keys, wrong types and broken rules come
+// back as diagnostics naming the field. Bandwidths left at 0 are filled from the profile later.
+Outcome<SimConfig> parse_sim_config(const nlohmann::json& j);
+
+// Rules between fields (divisibility, ranges). Empty when the config is valid.
+Diagnostics check_sim_config(const SimConfig& c);
+
+// Serializes a config with every field explicit (the form a saved link reproduces).
+nlohmann::json to_json(const SimConfig& c);
+nlohmann::json to_json(const ModelConfig& m);
+
+const char* to_string(Mlp v);
+const char* to_string(Norm v);
+const char* to_string(PositionEmbedding v);
+const char* to_string(Recompute v);
+const char* to_string(Attention v);
+const char* to_string(Precision v);
+const char* to_string(Placement v);
+
+// Derived counts of a valid config.
+int micro_batches_per_iteration(const PlanConfig& p);  // global_batch / (dp * micro_batch)
+
+}  // namespace vtrain

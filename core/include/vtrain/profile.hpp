@@ -1,0 +1,86 @@
+#pragma once
+// A GPU profile: published hardware figures plus the parameters of the operator time model and
+// the communication model. Loaded from profiles/<gpu>.json by one loader for native and WASM.
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "vtrain/diagnostics.hpp"
+
+namespace vtrain {
+
+// One GEMM tile shape the library may pick, with its efficiency relative to the best tile.
+struct GemmTile {
+  int m = 128;                // tile rows (elements)
+  int n = 128;                // tile columns (elements)
+  double efficiency = 1.0;    // throughput of this tile relative to gemm_max_efficiency (fraction)
+};
+
+// Collective time inside one node for a group of `gpus`: latency_us + algorithm bytes / busbw,
+// measured at the profile's nominal intra-node bandwidth.
+struct IntraNodeCollective {
+  int gpus = 2;               // group size (GPUs)
+  double latency_us = 20;     // fixed cost of one all-reduce (microseconds)
+  double busbw_GBps = 200;    // asymptotic bus bandwidth of all-reduce (GB/s)
+};
+
+// A measured operator time; takes precedence over the model for exactly this shape.
+struct OperatorMeasurement {
+  std::string op;             // "gemm" (m x n x k, `batch` of them)
+  long long m = 0, n = 0, k = 0, batch = 1;  // shape (elements)
+  double time_us = 0;         // measured kernel time (microseconds)
+};
+
+struct Profile {
+  std::string name;                  // profile id, e.g. "a100-sxm4-80gb"
+  std::string display_name;          // e.g. "NVIDIA A100 SXM4 80GB"
+
+  // hardware
+  double peak_fp16_tflops = 312;     // dense fp16/bf16 tensor-core peak (TFLOP/s)
+  double peak_fp32_tflops = 19.5;    // fp32 peak without tensor cores (TFLOP/s)
+  double hbm_GiB = 80;               // memory capacity (GiB)
+  double hbm_GBps = 2039;            // memory bandwidth (GB/s)
+  int sm_count = 108;                // streaming multiprocessors (count)
+  double board_power_W = 400;        // maximum board power (W)
+  double intra_node_GBps = 300;      // per-GPU per-direction intra-node bandwidth (GB/s)
+  double inter_node_Gbps = 1600;     // per-node network bandwidth, all NICs (Gbit/s)
+  int gpus_per_node = 8;             // GPUs in one node (count)
+
+  // operator time model
+  double gemm_max_efficiency = 0.8;  // best fraction of peak a large GEMM reaches (fraction)
+  std::vector<GemmTile> gemm_tiles;  // candidate tiles (at least one)
+  double gemm_k_half = 64;           // reduction length at which a tile runs at half speed (elements)
+  double attention_fwd_efficiency = 0.6;  // fused attention forward, fraction of peak (fraction)
+  double attention_bwd_efficiency = 0.5;  // fused attention backward, fraction of peak (fraction)
+  double memory_efficiency = 0.75;   // fraction of HBM bandwidth memory-bound kernels reach (fraction)
+  double kernel_overhead_us = 3;     // GPU time per kernel beyond its work (microseconds)
+  double host_issue_us = 10;         // host time to issue one kernel (microseconds)
+  double optimizer_bytes_per_param = 36;  // HBM bytes the optimizer step moves per parameter (B)
+
+  // communication model
+  std::vector<IntraNodeCollective> intra_node;  // per group size, sorted by gpus
+  double collective_sync_us = 0;     // extra per TP collective for rank skew (microseconds)
+  double inter_node_latency_us = 10; // per ring step across nodes (microseconds)
+  double inter_node_efficiency = 0.8;  // achieved fraction of NIC bandwidth (fraction)
+  double p2p_latency_us = 20;        // fixed cost of a pipeline send (microseconds)
+  double p2p_intra_efficiency = 0.7; // achieved fraction of intra-node link bandwidth (fraction)
+
+  // memory model
+  double runtime_reserved_GiB = 2;   // CUDA context, library workspaces, allocator slack (GiB)
+
+  std::vector<OperatorMeasurement> operator_table;
+  nlohmann::json provenance;         // where each number comes from
+};
+
+// Reads and checks a profile document; errors name the field by JSON pointer.
+Outcome<Profile> parse_profile(const nlohmann::json& j);
+nlohmann::json to_json(const Profile& p);
+
+// Profiles compiled into the library (from profiles/*.json).
+const std::vector<Profile>& bundled_profiles();
+const Profile* find_profile(const std::string& name);
+std::string bundled_profile_names();  // "a, b, c" for error messages
+
+}  // namespace vtrain

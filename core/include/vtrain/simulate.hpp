@@ -1,0 +1,106 @@
+#pragma once
+// Predicts one training iteration: builds the per-stage execution graph from the profile, runs
+// the pipeline simulation, and derives time, utilization, memory and cost.
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "vtrain/config.hpp"
+#include "vtrain/diagnostics.hpp"
+#include "vtrain/model.hpp"
+#include "vtrain/profile.hpp"
+
+namespace vtrain {
+
+// Where one stage's iteration time goes (seconds); the parts add up to the iteration time.
+struct Breakdown {
+  double forward = 0;                 // forward kernels (with embedding and loss)
+  double backward = 0;                // backward kernels
+  double recompute = 0;               // recomputed forward kernels
+  double optimizer = 0;               // optimizer step
+  double pipeline_bubble = 0;         // idle: pipeline fill/drain and waiting for slower stages
+  double tp_comm_exposed = 0;         // tensor-parallel collectives on the compute stream
+  double pp_comm_exposed = 0;         // waiting for (or blocked on) pipeline transfers
+  double dp_comm_exposed = 0;         // gradient reduction (and ZeRO all-gather) not hidden
+  double embedding_comm_exposed = 0;  // tied-embedding gradient all-reduce, first and last stage
+  double host_overhead = 0;           // GPU idle while the host issues kernels
+  double total() const;
+};
+
+struct MemoryBreakdown {
+  double weights = 0;            // 16-bit parameters (GiB)
+  double gradients = 0;          // gradient buffers (GiB)
+  double optimizer_states = 0;   // fp32 master weights and Adam moments (GiB)
+  double activations = 0;        // saved activations of in-flight micro-batches (GiB)
+  double buffers = 0;            // logits, communication buffers, runtime reserve (GiB)
+  double total() const;
+};
+
+enum class BlockKind { forward, recompute, backward, pp_send, dp_comm, embedding_comm, optimizer };
+const char* to_string(BlockKind k);
+
+struct TimelineBlock {
+  BlockKind kind;
+  int micro_batch;   // -1 where not per micro-batch
+  int chunk;         // virtual stage (model chunk) on this stage
+  double start_s;    // from the start of the iteration (s)
+  double duration_s; // (s)
+};
+
+// Component times that explain the totals (seconds, per GPU).
+struct SimDetails {
+  double layer_forward_s = 0;    // one layer, one micro-batch
+  double layer_backward_s = 0;
+  double layer_recompute_s = 0;
+  double p2p_send_s = 0;         // one activation transfer between stages (slowest link)
+  double dp_reduce_s = 0;        // gradient reduction of the largest stage
+  double optimizer_step_s = 0;   // slowest stage
+  double embedding_allreduce_s = 0;
+  int tp_nodes = 1;              // nodes one tensor-parallel group spans
+  int dp_nodes = 1;              // nodes one data-parallel group spans
+};
+
+struct SimResult {
+  SimConfig config;              // as simulated, bandwidths resolved
+  int micro_batches = 1;         // per iteration per replica
+  double iteration_time_s = 0;
+  Breakdown breakdown;           // of breakdown_stage
+  int breakdown_stage = 0;       // the busiest stage
+  std::vector<Breakdown> stage_breakdowns;
+  double model_flops_per_iteration = 0;     // FLOPs of forward + backward, all GPUs
+  double hardware_flops_per_iteration = 0;  // plus recomputation
+  double mfu = 0;                // model FLOPs / (time x GPUs x peak)
+  double hfu = 0;                // hardware FLOPs / (time x GPUs x peak)
+  double tokens_per_s = 0;
+  double tflops_per_gpu = 0;     // achieved model TFLOP/s per GPU
+  ParameterCounts parameters;
+  MemoryBreakdown memory;        // of memory_stage (the largest)
+  int memory_stage = 0;
+  std::vector<MemoryBreakdown> stage_memory;
+  double memory_capacity_GiB = 0;
+  bool fits_in_memory = true;
+  // training (when config.training.tokens > 0)
+  double iterations = 0;
+  double training_days = 0;
+  double gpu_hours = 0;
+  double cost_usd = 0;           // when a price is given
+  double energy_MWh = 0;         // GPU-hours at board power
+  SimDetails details;
+  bool timeline_included = false;
+  std::vector<std::vector<TimelineBlock>> timeline;  // per stage
+  std::vector<std::string> warnings;
+};
+
+// Reusable buffers for many simulations (the explorer's inner loop); optional.
+struct SimScratch;
+
+// Simulates a checked config. `profile` overrides the bundled profile named by /cluster/gpu.
+Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile = nullptr);
+
+nlohmann::json to_json(const SimResult& r);
+nlohmann::json to_json(const Breakdown& b);
+nlohmann::json to_json(const MemoryBreakdown& m);
+
+}  // namespace vtrain

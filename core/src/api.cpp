@@ -1,0 +1,86 @@
+#include "vtrain/api.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "vtrain/config.hpp"
+#include "vtrain/examples.hpp"
+#include "vtrain/profile.hpp"
+#include "vtrain/simulate.hpp"
+
+namespace vtrain::api {
+
+using nlohmann::json;
+
+namespace {
+
+std::string errors_reply(const Diagnostics& errors) {
+  json list = json::array();
+  for (const auto& d : errors) list.push_back({{"code", d.code}, {"pointer", d.pointer}, {"message", d.message}});
+  return json{{"ok", false}, {"errors", list}}.dump();
+}
+
+std::string ok_reply(json result) { return json{{"ok", true}, {"result", std::move(result)}}.dump(); }
+
+// Parses text into JSON; a syntax error is reported at the root with its byte position.
+bool parse_text(std::string_view text, json& out, Diagnostics& errors) {
+  out = json::parse(text.begin(), text.end(), nullptr, false);
+  if (out.is_discarded()) {
+    errors.push_back(make_diagnostic("syntax", "", "the input is not valid JSON"));
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string simulate(std::string_view config_json) {
+  Diagnostics errors;
+  json j;
+  if (!parse_text(config_json, j, errors)) return errors_reply(errors);
+  auto config = parse_sim_config(j);
+  if (!config.ok()) return errors_reply(config.errors());
+  auto result = vtrain::simulate(config.value());
+  if (!result.ok()) return errors_reply(result.errors());
+  return ok_reply(to_json(result.value()));
+}
+
+std::string validate_config(std::string_view config_json) {
+  Diagnostics errors;
+  json j;
+  if (!parse_text(config_json, j, errors)) return errors_reply(errors);
+  auto config = parse_sim_config(j);
+  if (!config.ok()) return errors_reply(config.errors());
+  if (!find_profile(config.value().cluster.gpu)) {
+    return errors_reply({make_diagnostic("unknown_gpu", "/cluster/gpu",
+                                         "no profile named \"" + config.value().cluster.gpu +
+                                             "\"; bundled profiles are " + bundled_profile_names())});
+  }
+  return ok_reply(to_json(config.value()));
+}
+
+std::string presets() {
+  json models = json::array();
+  for (const auto& p : model_presets()) {
+    json m = to_json(p.model);
+    models.push_back({{"name", p.model.name},
+                      {"description", p.description},
+                      {"source", p.source},
+                      {"published_params", p.published_params},
+                      {"model", m}});
+  }
+  json examples = json::array();
+  for (const auto& e : example_configs()) {
+    examples.push_back({{"name", e.name}, {"description", e.description}, {"config", json::parse(e.json_text)}});
+  }
+  return ok_reply(json{{"models", models}, {"examples", examples}});
+}
+
+std::string profiles() {
+  json list = json::array();
+  for (const auto& p : bundled_profiles()) list.push_back(to_json(p));
+  return ok_reply(list);
+}
+
+std::string version() { return ok_reply(json{{"version", "0.1.0"}}); }
+
+}  // namespace vtrain::api

@@ -1,0 +1,114 @@
+#include "comm.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace vtrain::detail {
+
+Fabric make_fabric(const Profile& p, const ClusterConfig& c) {
+  Fabric f;
+  const double intra = c.intra_node_GBps > 0 ? c.intra_node_GBps : p.intra_node_GBps;
+  const double inter = c.inter_node_Gbps > 0 ? c.inter_node_Gbps : p.inter_node_Gbps;
+  f.intra_scale = intra / p.intra_node_GBps;
+  f.intra_link_Bps = intra * 1e9;
+  f.gpus_per_node = c.gpus_per_node;
+  f.nic_Bps_per_gpu = inter * 1e9 / 8.0 / c.gpus_per_node;
+  return f;
+}
+
+GroupShape group_shape(int size, int stride, int gpus_per_node) {
+  GroupShape g;
+  g.size = size;
+  if (size <= 1) return g;
+  const long long block = static_cast<long long>(size) * stride;  // ranks one group's block spans
+  if (stride >= gpus_per_node) {
+    g.per_node = 1;
+    g.nodes = size;
+  } else if (block <= gpus_per_node && gpus_per_node % block == 0) {
+    g.per_node = size;
+    g.nodes = 1;
+  } else if (block % gpus_per_node == 0 && gpus_per_node % stride == 0) {
+    g.per_node = gpus_per_node / stride;
+    g.nodes = size / g.per_node;
+  } else {
+    // Blocks straddle node boundaries: the worst group has its members split over more nodes.
+    g.nodes = static_cast<int>((block + gpus_per_node - 1) / gpus_per_node) + 1;
+    g.nodes = std::min(g.nodes, size);
+    g.per_node = std::max(1, size / g.nodes);
+  }
+  return g;
+}
+
+namespace {
+
+// Latency and bus bandwidth of an intra-node all-reduce among n GPUs, interpolated in n.
+void intra_fit(const Profile& p, int n, double& latency_s, double& busbw_Bps) {
+  const auto& t = p.intra_node;
+  const IntraNodeCollective* lo = &t.front();
+  const IntraNodeCollective* hi = &t.back();
+  for (const auto& c : t) {
+    if (c.gpus <= n) lo = &c;
+    if (c.gpus >= n) {
+      hi = &c;
+      break;
+    }
+  }
+  double w = 0;
+  if (hi->gpus != lo->gpus) w = static_cast<double>(n - lo->gpus) / (hi->gpus - lo->gpus);
+  w = std::clamp(w, 0.0, 1.0);
+  latency_s = (lo->latency_us + w * (hi->latency_us - lo->latency_us)) * 1e-6;
+  busbw_Bps = (lo->busbw_GBps + w * (hi->busbw_GBps - lo->busbw_GBps)) * 1e9;
+}
+
+// Ring all-reduce over the network among k nodes, each GPU carrying `bytes` on its NIC share.
+double inter_all_reduce_s(const Profile& p, const Fabric& f, int k, double bytes) {
+  if (k <= 1) return 0;
+  const double bw = f.nic_Bps_per_gpu * p.inter_node_efficiency;
+  return 2.0 * (k - 1) / k * bytes / bw + 2.0 * (k - 1) * p.inter_node_latency_us * 1e-6;
+}
+
+double inter_half_s(const Profile& p, const Fabric& f, int k, double bytes) {
+  if (k <= 1) return 0;
+  const double bw = f.nic_Bps_per_gpu * p.inter_node_efficiency;
+  return 1.0 * (k - 1) / k * bytes / bw + 1.0 * (k - 1) * p.inter_node_latency_us * 1e-6;
+}
+
+double intra_s(const Profile& p, const Fabric& f, int n, CollectiveKind kind, double bytes) {
+  if (n <= 1) return 0;
+  double latency = 0, busbw = 0;
+  intra_fit(p, n, latency, busbw);
+  busbw *= f.intra_scale;
+  const double steps = (kind == CollectiveKind::all_reduce ? 2.0 : 1.0) * (n - 1) / n;
+  const double lat = kind == CollectiveKind::all_reduce ? latency : 0.5 * latency;
+  return lat + steps * bytes / busbw;
+}
+
+}  // namespace
+
+double collective_s(const Profile& p, const Fabric& f, const GroupShape& g, CollectiveKind kind,
+                    double bytes) {
+  if (g.size <= 1 || bytes <= 0) return 0;
+  if (g.nodes <= 1) return intra_s(p, f, g.size, kind, bytes);
+  const int q = g.per_node;
+  const double shard = bytes / q;  // each member's share across nodes
+  switch (kind) {
+    case CollectiveKind::all_reduce:
+      return intra_s(p, f, q, CollectiveKind::reduce_scatter, bytes) +
+             inter_all_reduce_s(p, f, g.nodes, shard) +
+             intra_s(p, f, q, CollectiveKind::all_gather, bytes);
+    case CollectiveKind::all_gather:
+      return inter_half_s(p, f, g.nodes, shard) + intra_s(p, f, q, CollectiveKind::all_gather, bytes);
+    case CollectiveKind::reduce_scatter:
+      return intra_s(p, f, q, CollectiveKind::reduce_scatter, bytes) + inter_half_s(p, f, g.nodes, shard);
+  }
+  return 0;
+}
+
+double p2p_s(const Profile& p, const Fabric& f, bool same_node, double bytes) {
+  if (bytes <= 0) return 0;
+  const double bw = same_node ? f.intra_link_Bps * p.p2p_intra_efficiency
+                              : f.nic_Bps_per_gpu * p.inter_node_efficiency;
+  return p.p2p_latency_us * 1e-6 + bytes / bw;
+}
+
+}  // namespace vtrain::detail

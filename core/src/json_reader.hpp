@@ -1,0 +1,171 @@
+#pragma once
+// Reads one JSON object field by field, recording a diagnostic for every wrong type, value out of
+// range and key it does not know. Shared by the config, profile and request loaders.
+
+#include <cmath>
+#include <initializer_list>
+#include <set>
+#include <string>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "vtrain/diagnostics.hpp"
+
+namespace vtrain::detail {
+
+using nlohmann::json;
+
+inline std::string join_pointer(const std::string& base, const std::string& key) {
+  std::string escaped;
+  for (char ch : key) {
+    if (ch == '~') escaped += "~0";
+    else if (ch == '/') escaped += "~1";
+    else escaped += ch;
+  }
+  return base + "/" + escaped;
+}
+
+inline std::string describe_number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+class ObjectReader {
+ public:
+  // `j` may be null (absent object): every read then keeps its default.
+  ObjectReader(const json* j, std::string pointer, Diagnostics& errors)
+      : j_(j), pointer_(std::move(pointer)), errors_(errors) {
+    if (j_ && !j_->is_object()) {
+      fail("type", pointer_, "must be an object");
+      j_ = nullptr;
+    }
+  }
+
+  bool present() const { return j_ != nullptr; }
+  bool has(const char* key) const { return j_ && j_->contains(key); }
+  const std::string& pointer() const { return pointer_; }
+  std::string at(const char* key) const { return join_pointer(pointer_, key); }
+
+  // Returns the raw child (and marks the key known), or nullptr when absent.
+  const json* child(const char* key) {
+    known_.insert(key);
+    if (!j_) return nullptr;
+    auto it = j_->find(key);
+    return it == j_->end() ? nullptr : &*it;
+  }
+
+  void read(const char* key, int& out, long long min_value, long long max_value) {
+    const json* v = child(key);
+    if (!v) return;
+    double d = 0;
+    if (!number(*v, key, d)) return;
+    if (d != std::floor(d)) {
+      fail("type", at(key), "must be a whole number, got " + describe_number(d));
+      return;
+    }
+    if (d < static_cast<double>(min_value) || d > static_cast<double>(max_value)) {
+      fail("range", at(key), "must be between " + std::to_string(min_value) + " and " +
+                                 std::to_string(max_value) + ", got " + describe_number(d));
+      return;
+    }
+    out = static_cast<int>(d);
+  }
+
+  // Reads a real number in [min_value, max_value]; `exclusive_min` makes the lower bound strict.
+  void read(const char* key, double& out, double min_value, double max_value,
+            bool exclusive_min = false) {
+    const json* v = child(key);
+    if (!v) return;
+    double d = 0;
+    if (!number(*v, key, d)) return;
+    bool low = exclusive_min ? d <= min_value : d < min_value;
+    if (low || d > max_value) {
+      std::string rule = exclusive_min ? "must be greater than " + describe_number(min_value)
+                                       : "must be at least " + describe_number(min_value);
+      fail("range", at(key), rule + " and at most " + describe_number(max_value) + ", got " +
+                                 describe_number(d));
+      return;
+    }
+    out = d;
+  }
+
+  void read(const char* key, bool& out) {
+    const json* v = child(key);
+    if (!v) return;
+    if (!v->is_boolean()) {
+      fail("type", at(key), "must be true or false");
+      return;
+    }
+    out = v->get<bool>();
+  }
+
+  void read(const char* key, std::string& out) {
+    const json* v = child(key);
+    if (!v) return;
+    if (!v->is_string()) {
+      fail("type", at(key), "must be a string");
+      return;
+    }
+    out = v->get<std::string>();
+  }
+
+  template <class E>
+  void read_enum(const char* key, E& out, std::initializer_list<std::pair<const char*, E>> names) {
+    const json* v = child(key);
+    if (!v) return;
+    std::string allowed;
+    for (const auto& [name, value] : names) allowed += (allowed.empty() ? "" : ", ") + std::string(name);
+    if (!v->is_string()) {
+      fail("type", at(key), "must be one of " + allowed);
+      return;
+    }
+    const std::string s = v->get<std::string>();
+    for (const auto& [name, value] : names) {
+      if (s == name) {
+        out = value;
+        return;
+      }
+    }
+    fail("enum", at(key), "must be one of " + allowed + ", got \"" + s + "\"");
+  }
+
+  // Reports every key that no read asked for.
+  void finish() {
+    if (!j_) return;
+    for (auto it = j_->begin(); it != j_->end(); ++it) {
+      if (!known_.count(it.key())) {
+        std::string allowed;
+        for (const auto& k : known_) allowed += (allowed.empty() ? "" : ", ") + k;
+        fail("unknown_key", join_pointer(pointer_, it.key()),
+             "unknown key; known keys here are " + allowed);
+      }
+    }
+  }
+
+  void fail(const std::string& code, const std::string& pointer, const std::string& rule) {
+    errors_.push_back(make_diagnostic(code, pointer, rule));
+  }
+
+ private:
+  bool number(const json& v, const char* key, double& out) {
+    if (!v.is_number()) {
+      fail("type", at(key), "must be a number");
+      return false;
+    }
+    out = v.get<double>();
+    if (!std::isfinite(out)) {
+      fail("range", at(key), "must be a finite number");
+      return false;
+    }
+    return true;
+  }
+
+  const json* j_;
+  std::string pointer_;
+  Diagnostics& errors_;
+  std::set<std::string> known_;
+};
+
+}  // namespace vtrain::detail

@@ -1,0 +1,278 @@
+#include "kernels.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "vtrain/model.hpp"
+
+namespace vtrain::detail {
+
+namespace {
+
+constexpr double E = kHalfBytes;  // bytes per 16-bit element
+
+struct Shape {
+  double T;      // tokens in the micro-batch
+  double Tn;     // tokens each rank holds in norm/dropout regions (T/tp with sequence parallelism)
+  double b, s, h, t;
+  double heads_t, kv_t, d;  // query heads, kv heads per rank; head dim
+  double f_t;               // MLP width per rank
+  double vocab_t;           // padded vocabulary rows per rank
+  bool sp, dropout, swiglu, rope, flash, gqa;
+};
+
+Kernel gemm(Part part, double m, double n, double k, double batch = 1) {
+  Kernel g;
+  g.kind = KernelKind::gemm;
+  g.part = part;
+  g.m = m, g.n = n, g.k = k, g.batch = batch;
+  g.model_flops = g.work_flops = 2.0 * m * n * k * batch;
+  return g;
+}
+
+Kernel mem(Part part, double bytes) {
+  Kernel g;
+  g.kind = KernelKind::memory;
+  g.part = part;
+  g.bytes = bytes;
+  return g;
+}
+
+Kernel coll(CollectiveKind kind, double bytes) {
+  Kernel g;
+  g.kind = KernelKind::collective;
+  g.part = Part::tp_comm;
+  g.collective = kind;
+  g.comm_bytes = bytes;
+  return g;
+}
+
+// The tensor-parallel communication at the entry ("f") and exit ("g") of a parallel region.
+void region_entry_fwd(std::vector<Kernel>& v, const Shape& x) {
+  if (x.t > 1 && x.sp) v.push_back(coll(CollectiveKind::all_gather, x.T * x.h * E));
+}
+void region_exit_fwd(std::vector<Kernel>& v, const Shape& x) {
+  if (x.t <= 1) return;
+  v.push_back(coll(x.sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, x.T * x.h * E));
+}
+void region_exit_bwd(std::vector<Kernel>& v, const Shape& x) {
+  if (x.t > 1 && x.sp) v.push_back(coll(CollectiveKind::all_gather, x.T * x.h * E));
+}
+void region_entry_bwd(std::vector<Kernel>& v, const Shape& x) {
+  if (x.t <= 1) return;
+  v.push_back(coll(x.sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, x.T * x.h * E));
+}
+
+double qkv_width(const Shape& x) { return (x.heads_t + 2.0 * x.kv_t) * x.d; }
+
+// Attention core: from q, k, v to the context, forward.
+void attention_core_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
+  const double bh = x.b * x.heads_t;  // (batch x heads) attention problems on this rank
+  if (x.flash) {
+    Kernel a;
+    a.kind = KernelKind::attention_fwd;
+    a.part = part;
+    a.model_flops = 4.0 * bh * x.s * x.s * x.d;
+    a.work_flops = 0.5 * a.model_flops;  // causal: blocks above the diagonal are skipped
+    a.bytes = E * x.T * (qkv_width(x) + x.heads_t * x.d);
+    v.push_back(a);
+    return;
+  }
+  if (x.gqa) v.push_back(mem(part, 2.0 * E * x.T * 2.0 * x.heads_t * x.d));  // expand k, v to all heads
+  v.push_back(gemm(part, x.s, x.s, x.d, bh));                   // scores = q k^T
+  v.push_back(mem(part, 2.0 * E * bh * x.s * x.s));             // scale, mask, softmax (fused)
+  if (x.dropout) v.push_back(mem(part, (2.0 * E + 1.0) * bh * x.s * x.s));  // attention dropout
+  v.push_back(gemm(part, x.s, x.d, x.s, bh));                   // context = probs v
+}
+
+void attention_core_bwd(std::vector<Kernel>& v, const Shape& x) {
+  const double bh = x.b * x.heads_t;
+  if (x.flash) {
+    Kernel a;
+    a.kind = KernelKind::attention_bwd;
+    a.part = Part::backward;
+    a.model_flops = 8.0 * bh * x.s * x.s * x.d;
+    a.work_flops = 0.5 * 10.0 * bh * x.s * x.s * x.d;  // five s x s x d products, causal half
+    a.bytes = E * x.T * 2.0 * (qkv_width(x) + x.heads_t * x.d);
+    v.push_back(a);
+    return;
+  }
+  v.push_back(gemm(Part::backward, x.s, x.s, x.d, bh));        // d probs = d context v^T
+  v.push_back(gemm(Part::backward, x.s, x.d, x.s, bh));        // d v = probs^T d context
+  if (x.dropout) v.push_back(mem(Part::backward, (2.0 * E + 1.0) * bh * x.s * x.s));
+  v.push_back(mem(Part::backward, 3.0 * E * bh * x.s * x.s));  // softmax backward
+  v.push_back(gemm(Part::backward, x.s, x.d, x.s, bh));        // d q = d scores k
+  v.push_back(gemm(Part::backward, x.s, x.d, x.s, bh));        // d k = d scores^T q
+  if (x.gqa) v.push_back(mem(Part::backward, 2.0 * E * x.T * 2.0 * x.heads_t * x.d));  // sum to kv heads
+}
+
+void layer_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
+  const double hq = x.heads_t * x.d;
+  const double mlp_out = x.swiglu ? 2.0 * x.f_t : x.f_t;
+  v.push_back(mem(part, 2.0 * E * x.Tn * x.h));  // input norm
+  region_entry_fwd(v, x);
+  v.push_back(gemm(part, x.T, qkv_width(x), x.h));  // fused q, k, v projection
+  if (x.rope) v.push_back(mem(part, 2.0 * E * x.T * (x.heads_t + x.kv_t) * x.d));
+  attention_core_fwd(v, x, part);
+  v.push_back(gemm(part, x.T, x.h, hq));  // attention output projection
+  region_exit_fwd(v, x);
+  v.push_back(mem(part, (3.0 * E + (x.dropout ? 1.0 : 0.0)) * x.Tn * x.h));  // (dropout +) residual
+  v.push_back(mem(part, 2.0 * E * x.Tn * x.h));  // post-attention norm
+  region_entry_fwd(v, x);
+  v.push_back(gemm(part, x.T, mlp_out, x.h));  // MLP up (and gate)
+  v.push_back(mem(part, (x.swiglu ? 3.0 : 2.0) * E * x.T * x.f_t));  // activation
+  v.push_back(gemm(part, x.T, x.h, x.f_t));  // MLP down
+  region_exit_fwd(v, x);
+  v.push_back(mem(part, (3.0 * E + (x.dropout ? 1.0 : 0.0)) * x.Tn * x.h));
+}
+
+// Data gradient then weight gradient of y = x W (W: k x n), for m rows.
+void linear_bwd(std::vector<Kernel>& v, double m, double n, double k) {
+  v.push_back(gemm(Part::backward, m, k, n));  // dX = dY W^T
+  v.push_back(gemm(Part::backward, k, n, m));  // dW = X^T dY, accumulated into the gradient
+}
+
+void layer_bwd(std::vector<Kernel>& v, const Shape& x) {
+  const double hq = x.heads_t * x.d;
+  const double mlp_out = x.swiglu ? 2.0 * x.f_t : x.f_t;
+  v.push_back(mem(Part::backward, (2.0 * E + (x.dropout ? 1.0 : 0.0)) * x.Tn * x.h));
+  region_exit_bwd(v, x);
+  linear_bwd(v, x.T, x.h, x.f_t);  // MLP down
+  v.push_back(mem(Part::backward, (x.swiglu ? 5.0 : 3.0) * E * x.T * x.f_t));
+  linear_bwd(v, x.T, mlp_out, x.h);  // MLP up
+  region_entry_bwd(v, x);
+  v.push_back(mem(Part::backward, 5.0 * E * x.Tn * x.h));  // norm backward + residual gradient
+  v.push_back(mem(Part::backward, (2.0 * E + (x.dropout ? 1.0 : 0.0)) * x.Tn * x.h));
+  region_exit_bwd(v, x);
+  linear_bwd(v, x.T, x.h, hq);  // output projection
+  attention_core_bwd(v, x);
+  if (x.rope) v.push_back(mem(Part::backward, 2.0 * E * x.T * (x.heads_t + x.kv_t) * x.d));
+  linear_bwd(v, x.T, qkv_width(x), x.h);  // q, k, v projection
+  region_entry_bwd(v, x);
+  v.push_back(mem(Part::backward, 5.0 * E * x.Tn * x.h));
+}
+
+}  // namespace
+
+LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
+  Shape x;
+  x.b = p.micro_batch;
+  x.s = m.seq_len;
+  x.T = x.b * x.s;
+  x.t = p.tp;
+  x.sp = p.sequence_parallel && p.tp > 1;
+  x.Tn = x.sp ? x.T / x.t : x.T;
+  x.h = m.hidden;
+  x.d = static_cast<double>(m.hidden) / m.heads;
+  x.heads_t = static_cast<double>(m.heads) / p.tp;
+  x.kv_t = static_cast<double>(m.kv_heads) / p.tp;
+  x.f_t = static_cast<double>(m.ffn_hidden) / p.tp;
+  x.vocab_t = static_cast<double>(padded_vocab(m, p.tp)) / p.tp;
+  x.dropout = m.bias;  // GPT-style models train with dropout; LLaMA-style ones without
+  x.swiglu = m.mlp == Mlp::swiglu;
+  x.rope = m.position == PositionEmbedding::rope;
+  x.flash = p.attention == Attention::flash;
+  x.gqa = m.kv_heads != m.heads;
+
+  LayerKernels lk;
+  layer_fwd(lk.layer_fwd, x, Part::forward);
+  layer_bwd(lk.layer_bwd, x);
+  if (p.recompute == Recompute::full) {
+    layer_fwd(lk.layer_recompute, x, Part::recompute);
+  } else if (p.recompute == Recompute::selective && !x.flash) {
+    attention_core_fwd(lk.layer_recompute, x, Part::recompute);
+  }
+
+  // Embedding: vocabulary-parallel lookup, position add, dropout.
+  lk.embed_fwd.push_back(mem(Part::forward, 2.0 * E * x.T * x.h));
+  if (x.t > 1) {
+    lk.embed_fwd.push_back(
+        coll(x.sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, x.T * x.h * E));
+  }
+  if (m.position == PositionEmbedding::learned) lk.embed_fwd.push_back(mem(Part::forward, 3.0 * E * x.Tn * x.h));
+  if (x.dropout) lk.embed_fwd.push_back(mem(Part::forward, (2.0 * E + 1.0) * x.Tn * x.h));
+  if (x.sp) lk.embed_bwd.push_back(coll(CollectiveKind::all_gather, x.T * x.h * E));
+  lk.embed_bwd.push_back(mem(Part::backward, (E + 2.0 * 4.0) * x.T * x.h));  // scatter-add rows
+
+  // Head: final norm, logits against the (padded, vocabulary-parallel) output matrix, loss.
+  lk.head_fwd.push_back(mem(Part::forward, 2.0 * E * x.Tn * x.h));
+  region_entry_fwd(lk.head_fwd, x);
+  lk.head_fwd.push_back(gemm(Part::forward, x.T, x.vocab_t, x.h));
+  // Cross-entropy in fp32 over the local vocabulary shard: cast, max, exp, sum, target logit.
+  lk.head_fwd.push_back(mem(Part::forward, (E + 3.0 * 4.0 + 4.0) * x.T * x.vocab_t));
+  if (x.t > 1)
+    for (int i = 0; i < 3; ++i) lk.head_fwd.push_back(coll(CollectiveKind::all_reduce, 4.0 * x.T));
+  lk.head_bwd.push_back(mem(Part::backward, (4.0 + E) * x.T * x.vocab_t));  // softmax - one-hot
+  linear_bwd(lk.head_bwd, x.T, x.vocab_t, x.h);
+  if (x.t > 1) lk.head_bwd.push_back(
+      coll(x.sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, x.T * x.h * E));
+  lk.head_bwd.push_back(mem(Part::backward, 5.0 * E * x.Tn * x.h));
+  return lk;
+}
+
+double gemm_s(const Profile& prof, double m, double n, double k, double batch) {
+  for (const auto& t : prof.operator_table) {
+    if (t.m == m && t.n == n && t.k == k && t.batch == batch) return t.time_us * 1e-6;
+  }
+  const double sms = prof.sm_count;
+  double best = 0;
+  for (const GemmTile& tile : prof.gemm_tiles) {
+    const double tiles_m = std::ceil(m / tile.m);
+    const double tiles_n = std::ceil(n / tile.n);
+    const double fill = (m * n) / (tiles_m * tile.m * tiles_n * tile.n);
+    // Split the reduction when the output alone cannot fill the GPU (as cuBLAS does).
+    for (double split = 1; split <= 8; split *= 2) {
+      const double k_part = k / split;
+      if (split > 1 && k_part < 256) break;
+      const double tiles = tiles_m * tiles_n * batch * split;
+      const double waves = std::ceil(tiles / sms);
+      const double wave_fill = tiles / (waves * sms);
+      const double k_eff = k_part / (k_part + prof.gemm_k_half);
+      const double eff = tile.efficiency * fill * wave_fill * k_eff;
+      if (eff > best) best = eff;
+    }
+  }
+  const double peak = prof.peak_fp16_tflops * 1e12 * prof.gemm_max_efficiency;
+  const double compute = 2.0 * m * n * k * batch / (peak * best);
+  const double traffic = E * (m * k + k * n + m * n) * batch / (prof.hbm_GBps * 1e9 * prof.memory_efficiency);
+  return std::max(compute, traffic) + prof.kernel_overhead_us * 1e-6;
+}
+
+namespace {
+
+double kernel_s(const Kernel& k, const Profile& prof, const Fabric& fabric, const GroupShape& tp) {
+  const double overhead = prof.kernel_overhead_us * 1e-6;
+  const double hbm = prof.hbm_GBps * 1e9 * prof.memory_efficiency;
+  const double peak = prof.peak_fp16_tflops * 1e12;
+  switch (k.kind) {
+    case KernelKind::gemm: return gemm_s(prof, k.m, k.n, k.k, k.batch);
+    case KernelKind::attention_fwd:
+      return std::max(k.work_flops / (peak * prof.attention_fwd_efficiency), k.bytes / hbm) + overhead;
+    case KernelKind::attention_bwd:
+      return std::max(k.work_flops / (peak * prof.attention_bwd_efficiency), k.bytes / hbm) + overhead;
+    case KernelKind::memory: return k.bytes / hbm + overhead;
+    case KernelKind::collective:
+      return collective_s(prof, fabric, tp, k.collective, k.comm_bytes) + prof.collective_sync_us * 1e-6;
+  }
+  return 0;
+}
+
+void time_all(std::vector<Kernel>& ks, const Profile& prof, const Fabric& f, const GroupShape& tp) {
+  for (Kernel& k : ks) k.time_s = kernel_s(k, prof, f, tp);
+}
+
+}  // namespace
+
+void time_kernels(LayerKernels& lk, const Profile& prof, const Fabric& fabric, const GroupShape& tp) {
+  for (auto* v : {&lk.layer_fwd, &lk.layer_bwd, &lk.layer_recompute, &lk.embed_fwd, &lk.embed_bwd,
+                  &lk.head_fwd, &lk.head_bwd})
+    time_all(*v, prof, fabric, tp);
+}
+
+double sum_model_flops(const std::vector<Kernel>& ks) {
+  double s = 0;
+  for (const Kernel& k : ks) s += k.model_flops;
+  return s;
+}
+
+}  // namespace vtrain::detail

@@ -1,0 +1,47 @@
+#pragma once
+// The operators of one transformer layer (and of the embedding and output head) as GPU kernels
+// with tensor-parallel-sharded shapes, and their times from the profile.
+
+#include <vector>
+
+#include "comm.hpp"
+#include "vtrain/config.hpp"
+#include "vtrain/profile.hpp"
+
+namespace vtrain::detail {
+
+// Which breakdown part a kernel's GPU time belongs to.
+enum class Part : unsigned char { forward, backward, recompute, tp_comm };
+
+enum class KernelKind : unsigned char { gemm, attention_fwd, attention_bwd, memory, collective };
+
+struct Kernel {
+  KernelKind kind = KernelKind::memory;
+  Part part = Part::forward;
+  double m = 0, n = 0, k = 0, batch = 1;  // GEMM shape (elements); batch: independent GEMMs
+  double model_flops = 0;   // FLOPs counted for MFU (dense attention convention)
+  double work_flops = 0;    // FLOPs the kernel executes (causal attention skips masked blocks)
+  double bytes = 0;         // HBM traffic of memory-bound kernels (B)
+  CollectiveKind collective = CollectiveKind::all_reduce;
+  double comm_bytes = 0;    // collective buffer size (B)
+  double time_s = 0;        // filled by time_kernels()
+};
+
+// Kernels of one micro-batch through one layer / the embedding / the head, for one TP rank.
+struct LayerKernels {
+  std::vector<Kernel> layer_fwd, layer_bwd, layer_recompute;
+  std::vector<Kernel> embed_fwd, embed_bwd, head_fwd, head_bwd;
+};
+
+LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p);
+
+// GEMM time on one GPU from the tile/wave model (or the profile's measured table), seconds.
+double gemm_s(const Profile& prof, double m, double n, double k, double batch);
+
+// Fills time_s of every kernel; `tp_group` is the tensor-parallel group's placement.
+void time_kernels(LayerKernels& lk, const Profile& prof, const Fabric& fabric, const GroupShape& tp_group);
+
+// FLOPs counted per micro-batch in each list (sum of model_flops / work_flops).
+double sum_model_flops(const std::vector<Kernel>& ks);
+
+}  // namespace vtrain::detail

@@ -1,0 +1,98 @@
+#include "memory.hpp"
+
+#include <algorithm>
+
+#include "vtrain/model.hpp"
+
+namespace vtrain::detail {
+
+namespace {
+constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double E = kHalfBytes;
+
+// Micro-batches (times chunks) whose activations a stage holds at its peak under 1F1B.
+double in_flight(int stage, const PlanConfig& p, int m) {
+  const int v = p.virtual_stages;
+  if (v == 1) return std::min(m, p.pp - stage);
+  const int warm = (p.pp - stage - 1) * 2 + (v - 1) * p.pp;
+  return std::min(m * v, warm + 1);
+}
+}  // namespace
+
+std::vector<double> stage_local_parameters(const ModelConfig& m, const PlanConfig& p) {
+  const ParameterCounts c = count_parameters(m);
+  const double t = p.tp;
+  const double vocab_rows = static_cast<double>(padded_vocab(m, p.tp)) / t;
+  const double layers_per_stage = static_cast<double>(m.layers) / p.pp;
+  std::vector<double> out(p.pp, layers_per_stage * c.per_layer / t);
+  out.front() += vocab_rows * m.hidden + c.position;
+  out.back() += c.final_norm;
+  // Untied models own an output matrix; tied ones keep a copy on the last stage when pp > 1.
+  if (!m.tied_embeddings || p.pp > 1) out.back() += vocab_rows * m.hidden;
+  return out;
+}
+
+double layer_activation_bytes(const ModelConfig& m, const PlanConfig& p, bool without_attention_core) {
+  const double t = p.tp;
+  const double T = static_cast<double>(p.micro_batch) * m.seq_len;
+  const double h = m.hidden, d = h / m.heads;
+  const bool sp = p.sequence_parallel && p.tp > 1;
+  const double Tn = sp ? T / t : T;  // tokens in the norm/dropout regions on this rank
+  const double heads_t = m.heads / t, kv_t = m.kv_heads / t, f_t = m.ffn_hidden / t;
+  const bool dropout = m.bias;
+  double bytes = 0;
+  bytes += 2 * E * Tn * h;                            // norm input, projection input (attention)
+  bytes += E * T * (heads_t + 2 * kv_t) * d;          // q, k, v
+  if (!without_attention_core) {
+    if (p.attention == Attention::flash) {
+      bytes += 4.0 * p.micro_batch * heads_t * m.seq_len;  // softmax statistics (fp32)
+    } else {
+      const double scores = static_cast<double>(p.micro_batch) * heads_t * m.seq_len * m.seq_len;
+      bytes += scores * (dropout ? 2 * E + 1 : E);    // softmax output (+ dropout mask and output)
+    }
+  }
+  bytes += E * T * heads_t * d;                       // context (output projection input)
+  if (dropout) bytes += Tn * h;                       // dropout mask
+  bytes += 2 * E * Tn * h;                            // norm input, MLP input
+  bytes += E * T * f_t * (m.mlp == Mlp::swiglu ? 2 : 1);  // activation input
+  bytes += E * T * f_t;                               // down-projection input
+  if (dropout) bytes += Tn * h;                       // dropout mask
+  return bytes;
+}
+
+std::vector<MemoryBreakdown> stage_memory(const ModelConfig& m, const PlanConfig& p,
+                                          const Profile& prof, const std::vector<double>& local_params) {
+  const int micro_batches = micro_batches_per_iteration(p);
+  const double T = static_cast<double>(p.micro_batch) * m.seq_len;
+  const bool sp = p.sequence_parallel && p.tp > 1;
+  const double layer_input = E * T * m.hidden / (sp ? p.tp : 1);
+  const double full = layer_activation_bytes(m, p, false);
+  double per_layer = full;
+  double working = 0;  // one layer's activations rebuilt during its backward
+  if (p.recompute == Recompute::full) {
+    per_layer = layer_input;
+    working = full;
+  } else if (p.recompute == Recompute::selective) {
+    per_layer = layer_activation_bytes(m, p, true);
+    working = full - per_layer;
+  }
+  const double layers_per_chunk = static_cast<double>(m.layers) / (p.pp * p.virtual_stages);
+  const double vocab_t = static_cast<double>(padded_vocab(m, p.tp)) / p.tp;
+  const double grad_bytes = p.precision == Precision::bf16 ? 4.0 : 2.0;
+  std::vector<MemoryBreakdown> out(p.pp);
+  for (int s = 0; s < p.pp; ++s) {
+    MemoryBreakdown& mb = out[s];
+    const double n = local_params[s];
+    mb.weights = n * E / GiB;
+    mb.gradients = n * grad_bytes / GiB;
+    mb.optimizer_states = n * 12.0 / (p.zero_stage >= 1 ? p.dp : 1) / GiB;
+    mb.activations = (in_flight(s, p, micro_batches) * layers_per_chunk * per_layer + working) / GiB;
+    double buffers = prof.runtime_reserved_GiB * GiB;
+    buffers += 2 * layer_input;  // pipeline send/receive buffers
+    if (s == p.pp - 1) buffers += T * vocab_t * (E + 4.0);  // logits and fp32 softmax
+    mb.buffers = buffers / GiB;
+  }
+  return out;
+}
+
+}  // namespace vtrain::detail

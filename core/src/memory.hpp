@@ -1,0 +1,22 @@
+#pragma once
+// Memory per GPU of each pipeline stage (Korthikanti et al. 2022 activation accounting,
+// generalized to grouped-query attention, gated MLPs and fused attention).
+
+#include <vector>
+
+#include "vtrain/config.hpp"
+#include "vtrain/profile.hpp"
+#include "vtrain/simulate.hpp"
+
+namespace vtrain::detail {
+
+// Parameters held by one GPU of each stage (count), index = stage.
+std::vector<double> stage_local_parameters(const ModelConfig& m, const PlanConfig& p);
+
+// Activation bytes one layer saves for its backward pass, one micro-batch, one TP rank.
+double layer_activation_bytes(const ModelConfig& m, const PlanConfig& p, bool without_attention_core);
+
+std::vector<MemoryBreakdown> stage_memory(const ModelConfig& m, const PlanConfig& p,
+                                          const Profile& prof, const std::vector<double>& local_params);
+
+}  // namespace vtrain::detail

@@ -1,0 +1,202 @@
+#include "vtrain/profile.hpp"
+
+#include <algorithm>
+
+#include "json_reader.hpp"
+
+namespace vtrain {
+
+using nlohmann::json;
+using detail::ObjectReader;
+
+// Defined in the generated profiles_embedded.cpp.
+struct EmbeddedProfile {
+  const char* name;
+  const char* json_text;
+};
+extern const EmbeddedProfile kEmbeddedProfiles[];
+extern const int kEmbeddedProfileCount;
+
+Outcome<Profile> parse_profile(const json& j) {
+  Diagnostics e;
+  Profile p;
+  ObjectReader top(&j, "", e);
+  if (!top.present()) return e;
+  top.read("name", p.name);
+  top.read("display_name", p.display_name);
+  if (p.name.empty()) e.push_back(make_diagnostic("missing", "/name", "is required"));
+  {
+    ObjectReader r(top.child("hardware"), "/hardware", e);
+    r.read("peak_fp16_tflops", p.peak_fp16_tflops, 0.0, 1e6, true);
+    r.read("peak_fp32_tflops", p.peak_fp32_tflops, 0.0, 1e6, true);
+    r.read("hbm_GiB", p.hbm_GiB, 0.0, 1e6, true);
+    r.read("hbm_GBps", p.hbm_GBps, 0.0, 1e7, true);
+    r.read("sm_count", p.sm_count, 1, 100000);
+    r.read("board_power_W", p.board_power_W, 0.0, 1e6);
+    r.read("intra_node_GBps", p.intra_node_GBps, 0.0, 1e6, true);
+    r.read("inter_node_Gbps", p.inter_node_Gbps, 0.0, 1e8, true);
+    r.read("gpus_per_node", p.gpus_per_node, 1, 4096);
+    r.finish();
+  }
+  {
+    ObjectReader r(top.child("compute"), "/compute", e);
+    r.read("gemm_max_efficiency", p.gemm_max_efficiency, 0.0, 1.0, true);
+    if (const json* tiles = r.child("gemm_tiles")) {
+      if (!tiles->is_array() || tiles->empty()) {
+        r.fail("type", r.at("gemm_tiles"), "must be a non-empty array of {m, n, efficiency}");
+      } else {
+        p.gemm_tiles.clear();
+        for (size_t i = 0; i < tiles->size(); ++i) {
+          GemmTile t;
+          ObjectReader tr(&(*tiles)[i], r.at("gemm_tiles") + "/" + std::to_string(i), e);
+          tr.read("m", t.m, 1, 4096);
+          tr.read("n", t.n, 1, 4096);
+          tr.read("efficiency", t.efficiency, 0.0, 1.0, true);
+          tr.finish();
+          p.gemm_tiles.push_back(t);
+        }
+      }
+    }
+    r.read("gemm_k_half", p.gemm_k_half, 0.0, 1e6);
+    r.read("attention_fwd_efficiency", p.attention_fwd_efficiency, 0.0, 1.0, true);
+    r.read("attention_bwd_efficiency", p.attention_bwd_efficiency, 0.0, 1.0, true);
+    r.read("memory_efficiency", p.memory_efficiency, 0.0, 1.0, true);
+    r.read("kernel_overhead_us", p.kernel_overhead_us, 0.0, 1e6);
+    r.read("host_issue_us", p.host_issue_us, 0.0, 1e6);
+    r.read("optimizer_bytes_per_param", p.optimizer_bytes_per_param, 0.0, 1e4);
+    r.finish();
+  }
+  {
+    ObjectReader r(top.child("communication"), "/communication", e);
+    if (const json* list = r.child("intra_node")) {
+      if (!list->is_array() || list->empty()) {
+        r.fail("type", r.at("intra_node"), "must be a non-empty array of {gpus, latency_us, busbw_GBps}");
+      } else {
+        p.intra_node.clear();
+        for (size_t i = 0; i < list->size(); ++i) {
+          IntraNodeCollective c;
+          ObjectReader cr(&(*list)[i], r.at("intra_node") + "/" + std::to_string(i), e);
+          cr.read("gpus", c.gpus, 2, 4096);
+          cr.read("latency_us", c.latency_us, 0.0, 1e7);
+          cr.read("busbw_GBps", c.busbw_GBps, 0.0, 1e6, true);
+          cr.finish();
+          p.intra_node.push_back(c);
+        }
+        std::sort(p.intra_node.begin(), p.intra_node.end(),
+                  [](const auto& a, const auto& b) { return a.gpus < b.gpus; });
+      }
+    }
+    r.read("collective_sync_us", p.collective_sync_us, 0.0, 1e6);
+    r.read("inter_node_latency_us", p.inter_node_latency_us, 0.0, 1e6);
+    r.read("inter_node_efficiency", p.inter_node_efficiency, 0.0, 1.0, true);
+    r.read("p2p_latency_us", p.p2p_latency_us, 0.0, 1e6);
+    r.read("p2p_intra_efficiency", p.p2p_intra_efficiency, 0.0, 1.0, true);
+    r.finish();
+  }
+  {
+    ObjectReader r(top.child("memory"), "/memory", e);
+    r.read("runtime_reserved_GiB", p.runtime_reserved_GiB, 0.0, 1e4);
+    r.finish();
+  }
+  if (const json* table = top.child("operator_table")) {
+    if (!table->is_array()) {
+      top.fail("type", "/operator_table", "must be an array");
+    } else {
+      for (size_t i = 0; i < table->size(); ++i) {
+        OperatorMeasurement m;
+        ObjectReader mr(&(*table)[i], "/operator_table/" + std::to_string(i), e);
+        mr.read_enum("op", m.op, {{"gemm", std::string("gemm")}});
+        int mm = 0, nn = 0, kk = 0, bb = 1;
+        mr.read("m", mm, 1, 2000000000);
+        mr.read("n", nn, 1, 2000000000);
+        mr.read("k", kk, 1, 2000000000);
+        mr.read("batch", bb, 1, 2000000000);
+        mr.read("time_us", m.time_us, 0.0, 1e12, true);
+        mr.finish();
+        m.m = mm, m.n = nn, m.k = kk, m.batch = bb;
+        p.operator_table.push_back(m);
+      }
+    }
+  }
+  if (const json* prov = top.child("provenance")) p.provenance = *prov;
+  top.finish();
+  if (p.gemm_tiles.empty()) p.gemm_tiles.push_back(GemmTile{});
+  if (p.intra_node.empty())
+    e.push_back(make_diagnostic("missing", "/communication/intra_node", "is required"));
+  if (!e.empty()) return e;
+  return p;
+}
+
+json to_json(const Profile& p) {
+  json tiles = json::array();
+  for (const auto& t : p.gemm_tiles) tiles.push_back({{"m", t.m}, {"n", t.n}, {"efficiency", t.efficiency}});
+  json intra = json::array();
+  for (const auto& c : p.intra_node)
+    intra.push_back({{"gpus", c.gpus}, {"latency_us", c.latency_us}, {"busbw_GBps", c.busbw_GBps}});
+  json table = json::array();
+  for (const auto& m : p.operator_table)
+    table.push_back({{"op", m.op}, {"m", m.m}, {"n", m.n}, {"k", m.k}, {"batch", m.batch}, {"time_us", m.time_us}});
+  json j = {
+      {"name", p.name},
+      {"display_name", p.display_name},
+      {"hardware",
+       {{"peak_fp16_tflops", p.peak_fp16_tflops},
+        {"peak_fp32_tflops", p.peak_fp32_tflops},
+        {"hbm_GiB", p.hbm_GiB},
+        {"hbm_GBps", p.hbm_GBps},
+        {"sm_count", p.sm_count},
+        {"board_power_W", p.board_power_W},
+        {"intra_node_GBps", p.intra_node_GBps},
+        {"inter_node_Gbps", p.inter_node_Gbps},
+        {"gpus_per_node", p.gpus_per_node}}},
+      {"compute",
+       {{"gemm_max_efficiency", p.gemm_max_efficiency},
+        {"gemm_tiles", tiles},
+        {"gemm_k_half", p.gemm_k_half},
+        {"attention_fwd_efficiency", p.attention_fwd_efficiency},
+        {"attention_bwd_efficiency", p.attention_bwd_efficiency},
+        {"memory_efficiency", p.memory_efficiency},
+        {"kernel_overhead_us", p.kernel_overhead_us},
+        {"host_issue_us", p.host_issue_us},
+        {"optimizer_bytes_per_param", p.optimizer_bytes_per_param}}},
+      {"communication",
+       {{"intra_node", intra},
+        {"collective_sync_us", p.collective_sync_us},
+        {"inter_node_latency_us", p.inter_node_latency_us},
+        {"inter_node_efficiency", p.inter_node_efficiency},
+        {"p2p_latency_us", p.p2p_latency_us},
+        {"p2p_intra_efficiency", p.p2p_intra_efficiency}}},
+      {"memory", {{"runtime_reserved_GiB", p.runtime_reserved_GiB}}},
+      {"operator_table", table},
+      {"provenance", p.provenance.is_null() ? json::object() : p.provenance}};
+  return j;
+}
+
+const std::vector<Profile>& bundled_profiles() {
+  // Bundled profiles are checked by the test suite; one that fails to parse is a build bug.
+  static const std::vector<Profile> profiles = [] {
+    std::vector<Profile> v;
+    for (int i = 0; i < kEmbeddedProfileCount; ++i) {
+      json j = json::parse(kEmbeddedProfiles[i].json_text, nullptr, false);
+      if (j.is_discarded()) continue;
+      auto parsed = parse_profile(j);
+      if (parsed.ok()) v.push_back(std::move(parsed).value());
+    }
+    return v;
+  }();
+  return profiles;
+}
+
+const Profile* find_profile(const std::string& name) {
+  for (const auto& p : bundled_profiles())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+std::string bundled_profile_names() {
+  std::string s;
+  for (const auto& p : bundled_profiles()) s += (s.empty() ? "" : ", ") + p.name;
+  return s;
+}
+
+}  // namespace vtrain

@@ -1,0 +1,104 @@
+#include <nlohmann/json.hpp>
+
+#include "vtrain/simulate.hpp"
+
+namespace vtrain {
+
+using nlohmann::json;
+
+json to_json(const Breakdown& b) {
+  return json{{"forward", b.forward},
+              {"backward", b.backward},
+              {"recompute", b.recompute},
+              {"optimizer", b.optimizer},
+              {"pipeline_bubble", b.pipeline_bubble},
+              {"tp_comm_exposed", b.tp_comm_exposed},
+              {"pp_comm_exposed", b.pp_comm_exposed},
+              {"dp_comm_exposed", b.dp_comm_exposed},
+              {"embedding_comm_exposed", b.embedding_comm_exposed},
+              {"host_overhead", b.host_overhead}};
+}
+
+json to_json(const MemoryBreakdown& m) {
+  return json{{"weights", m.weights},
+              {"gradients", m.gradients},
+              {"optimizer_states", m.optimizer_states},
+              {"activations", m.activations},
+              {"buffers", m.buffers},
+              {"total", m.total()}};
+}
+
+json to_json(const SimResult& r) {
+  json stages = json::array();
+  for (const auto& b : r.stage_breakdowns) stages.push_back(to_json(b));
+  json mem_stages = json::array();
+  for (const auto& m : r.stage_memory) mem_stages.push_back(to_json(m));
+  json j = {
+      {"iteration_time_s", r.iteration_time_s},
+      {"breakdown_s", to_json(r.breakdown)},
+      {"breakdown_stage", r.breakdown_stage},
+      {"breakdown_by_stage_s", stages},
+      {"micro_batches", r.micro_batches},
+      {"mfu", r.mfu},
+      {"hfu", r.hfu},
+      {"tokens_per_s", r.tokens_per_s},
+      {"tflops_per_gpu", r.tflops_per_gpu},
+      {"model_flops_per_iteration", r.model_flops_per_iteration},
+      {"hardware_flops_per_iteration", r.hardware_flops_per_iteration},
+      {"parameters",
+       {{"total", r.parameters.total},
+        {"per_layer", r.parameters.per_layer},
+        {"embedding", r.parameters.embedding},
+        {"position", r.parameters.position},
+        {"output", r.parameters.output}}},
+      {"memory_GiB", to_json(r.memory)},
+      {"memory_stage", r.memory_stage},
+      {"memory_by_stage_GiB", mem_stages},
+      {"memory_capacity_GiB", r.memory_capacity_GiB},
+      {"fits_in_memory", r.fits_in_memory},
+      {"details",
+       {{"layer_forward_s", r.details.layer_forward_s},
+        {"layer_backward_s", r.details.layer_backward_s},
+        {"layer_recompute_s", r.details.layer_recompute_s},
+        {"p2p_send_s", r.details.p2p_send_s},
+        {"dp_reduce_s", r.details.dp_reduce_s},
+        {"optimizer_step_s", r.details.optimizer_step_s},
+        {"embedding_allreduce_s", r.details.embedding_allreduce_s},
+        {"tp_nodes", r.details.tp_nodes},
+        {"dp_nodes", r.details.dp_nodes}}},
+      {"config", to_json(r.config)},
+      {"warnings", r.warnings}};
+  if (r.config.training.tokens > 0) {
+    j["training"] = {{"tokens", r.config.training.tokens},
+                     {"iterations", r.iterations},
+                     {"gpu_hours", r.gpu_hours},
+                     {"energy_MWh", r.energy_MWh}};
+    j["training_days"] = r.training_days;
+    if (r.config.cluster.price_per_gpu_hour_usd > 0) j["cost_usd"] = r.cost_usd;
+  }
+  if (r.timeline_included) {
+    // Columnar per stage (one array per field): compact, and what chart libraries take directly.
+    json tl = json::array();
+    for (size_t s = 0; s < r.timeline.size(); ++s) {
+      json kind = json::array(), mb = json::array(), chunk = json::array(), start = json::array(),
+           duration = json::array();
+      for (const auto& b : r.timeline[s]) {
+        kind.push_back(to_string(b.kind));
+        mb.push_back(b.micro_batch);
+        chunk.push_back(b.chunk);
+        start.push_back(b.start_s);
+        duration.push_back(b.duration_s);
+      }
+      tl.push_back({{"stage", s},
+                    {"kind", std::move(kind)},
+                    {"micro_batch", std::move(mb)},
+                    {"chunk", std::move(chunk)},
+                    {"start_s", std::move(start)},
+                    {"duration_s", std::move(duration)}});
+    }
+    j["timeline"] = std::move(tl);
+  }
+  return j;
+}
+
+}  // namespace vtrain

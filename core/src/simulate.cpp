@@ -1,0 +1,382 @@
+#include "vtrain/simulate.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "comm.hpp"
+#include "kernels.hpp"
+#include "memory.hpp"
+#include "pipeline.hpp"
+
+namespace vtrain {
+
+using namespace detail;
+
+double Breakdown::total() const {
+  return forward + backward + recompute + optimizer + pipeline_bubble + tp_comm_exposed +
+         pp_comm_exposed + dp_comm_exposed + embedding_comm_exposed + host_overhead;
+}
+
+double MemoryBreakdown::total() const {
+  return weights + gradients + optimizer_states + activations + buffers;
+}
+
+const char* to_string(BlockKind k) {
+  switch (k) {
+    case BlockKind::forward: return "forward";
+    case BlockKind::recompute: return "recompute";
+    case BlockKind::backward: return "backward";
+    case BlockKind::pp_send: return "pp_send";
+    case BlockKind::dp_comm: return "dp_comm";
+    case BlockKind::embedding_comm: return "embedding_comm";
+    case BlockKind::optimizer: return "optimizer";
+  }
+  return "forward";
+}
+
+namespace {
+
+constexpr double kMaxTimelineBlocks = 250000;
+
+// Host and GPU as two timelines: the host spends host_issue_s issuing each kernel; a kernel runs
+// when it has been issued and the GPU is free. GPU idle time waiting for the host is overhead.
+struct HostGpu {
+  double host = 0, gpu = 0;
+  BlockProfile acc;
+};
+
+void issue(HostGpu& st, const std::vector<Kernel>& ks, double host_issue_s) {
+  for (const Kernel& k : ks) {
+    st.host += host_issue_s;
+    if (st.host > st.gpu) {
+      st.acc.host += st.host - st.gpu;
+      st.gpu = st.host;
+    }
+    st.gpu += k.time_s;
+    switch (k.part) {
+      case Part::forward: st.acc.forward += k.time_s; break;
+      case Part::backward: st.acc.backward += k.time_s; break;
+      case Part::recompute: st.acc.recompute += k.time_s; break;
+      case Part::tp_comm: st.acc.tp_comm += k.time_s; break;
+    }
+  }
+}
+
+// Issues `a` then `b` `reps` times; once two repetitions cost the same the rest is extrapolated.
+void issue_layers(HostGpu& st, const std::vector<Kernel>& a, const std::vector<Kernel>& b, int reps,
+                  double host_issue_s) {
+  HostGpu prev_inc{};
+  for (int r = 0; r < reps; ++r) {
+    const HostGpu before = st;
+    issue(st, a, host_issue_s);
+    issue(st, b, host_issue_s);
+    HostGpu inc;
+    inc.host = st.host - before.host;
+    inc.gpu = st.gpu - before.gpu;
+    inc.acc.forward = st.acc.forward - before.acc.forward;
+    inc.acc.backward = st.acc.backward - before.acc.backward;
+    inc.acc.recompute = st.acc.recompute - before.acc.recompute;
+    inc.acc.tp_comm = st.acc.tp_comm - before.acc.tp_comm;
+    inc.acc.host = st.acc.host - before.acc.host;
+    if (r >= 1 && std::abs(inc.gpu - prev_inc.gpu) <= 1e-12 * inc.gpu &&
+        std::abs(inc.host - prev_inc.host) <= 1e-12 * inc.host &&
+        std::abs(inc.acc.host - prev_inc.acc.host) <= 1e-12 * inc.gpu) {
+      const double left = reps - r - 1;
+      st.host += left * inc.host;
+      st.gpu += left * inc.gpu;
+      st.acc.forward += left * inc.acc.forward;
+      st.acc.backward += left * inc.acc.backward;
+      st.acc.recompute += left * inc.acc.recompute;
+      st.acc.tp_comm += left * inc.acc.tp_comm;
+      st.acc.host += left * inc.acc.host;
+      return;
+    }
+    prev_inc = inc;
+  }
+}
+
+BlockProfile finish(const HostGpu& st) {
+  BlockProfile b = st.acc;
+  b.duration = st.gpu;
+  return b;
+}
+
+const std::vector<Kernel> kNone;
+
+BlockProfile forward_block(const LayerKernels& lk, int layers, bool first, bool last, double issue_s) {
+  HostGpu st;
+  if (first) issue(st, lk.embed_fwd, issue_s);
+  issue_layers(st, lk.layer_fwd, kNone, layers, issue_s);
+  if (last) issue(st, lk.head_fwd, issue_s);
+  return finish(st);
+}
+
+BlockProfile backward_block(const LayerKernels& lk, int layers, bool first, bool last, double issue_s) {
+  HostGpu st;
+  if (last) issue(st, lk.head_bwd, issue_s);
+  issue_layers(st, lk.layer_recompute, lk.layer_bwd, layers, issue_s);
+  if (first) issue(st, lk.embed_bwd, issue_s);
+  return finish(st);
+}
+
+double sum_time(const std::vector<Kernel>& ks) {
+  double s = 0;
+  for (const Kernel& k : ks) s += k.time_s;
+  return s;
+}
+
+// First rank of stage s in the plan's placement, and the rank distance between stages.
+long long stage_stride(const PlanConfig& p) {
+  return p.placement == Placement::tp_dp_pp ? static_cast<long long>(p.tp) * p.dp : p.tp;
+}
+
+// Whether every rank of stage `a` and its partner in stage `b` share a node.
+bool stages_share_node(const PlanConfig& p, int gpus_per_node, int a, int b) {
+  const long long stride = stage_stride(p);
+  const long long lo = std::min(a, b) * stride, hi = (std::max(a, b) + 1) * stride - 1;
+  if (p.placement == Placement::tp_pp_dp || stride >= gpus_per_node || gpus_per_node % stride == 0)
+    return lo / gpus_per_node == hi / gpus_per_node;
+  return false;
+}
+
+}  // namespace
+
+Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_override) {
+  const Profile* prof = profile_override ? profile_override : find_profile(config.cluster.gpu);
+  if (!prof) {
+    return Outcome<SimResult>::fail("unknown_gpu", "/cluster/gpu",
+                                    "/cluster/gpu: no profile named \"" + config.cluster.gpu +
+                                        "\"; bundled profiles are " + bundled_profile_names());
+  }
+  Diagnostics rules = check_sim_config(config);
+  if (!rules.empty()) return rules;
+
+  SimResult r;
+  r.config = config;
+  ClusterConfig& cl = r.config.cluster;
+  if (cl.intra_node_GBps <= 0) cl.intra_node_GBps = prof->intra_node_GBps;
+  if (cl.inter_node_Gbps <= 0) cl.inter_node_Gbps = prof->inter_node_Gbps;
+  const ModelConfig& m = config.model;
+  const PlanConfig& p = config.plan;
+  const int P = p.pp, V = p.virtual_stages;
+  const int M = micro_batches_per_iteration(p);
+  r.micro_batches = M;
+  const int gpn = cl.gpus_per_node;
+  const Fabric fabric = make_fabric(*prof, cl);
+  const double issue_s = prof->host_issue_us * 1e-6;
+
+  // Kernels of one micro-batch, timed once: every layer of the plan has the same shapes.
+  const GroupShape tp_group = group_shape(p.tp, 1, gpn);
+  LayerKernels lk = build_kernels(m, p);
+  time_kernels(lk, *prof, fabric, tp_group);
+  r.details.layer_forward_s = sum_time(lk.layer_fwd);
+  r.details.layer_backward_s = sum_time(lk.layer_bwd);
+  r.details.layer_recompute_s = sum_time(lk.layer_recompute);
+  r.details.tp_nodes = tp_group.nodes;
+  if (tp_group.nodes > 1)
+    r.warnings.push_back("a tensor-parallel group spans " + std::to_string(tp_group.nodes) +
+                         " nodes: its collectives cross the network");
+
+  // Blocks of each (stage, chunk); at most four distinct kinds (first/last model chunk or not).
+  const int layers_per_chunk = m.layers / (P * V);
+  PipelineInput in;
+  in.stages = P;
+  in.chunks = V;
+  in.micro_batches = M;
+  in.blocking_sends = !p.p2p_overlap;
+  const bool want_timeline = config.output.timeline &&
+                             3.0 * P * V * M + 4.0 * P <= kMaxTimelineBlocks;
+  in.record = want_timeline;
+  BlockProfile fwd_kind[2][2], bwd_kind[2][2];
+  bool made[2][2] = {{false, false}, {false, false}};
+  in.fwd.resize(static_cast<size_t>(P) * V);
+  in.bwd.resize(in.fwd.size());
+  for (int s = 0; s < P; ++s) {
+    for (int c = 0; c < V; ++c) {
+      const int idx = c * P + s;
+      const bool first = idx == 0, last = idx == P * V - 1;
+      if (!made[first][last]) {
+        fwd_kind[first][last] = forward_block(lk, layers_per_chunk, first, last, issue_s);
+        bwd_kind[first][last] = backward_block(lk, layers_per_chunk, first, last, issue_s);
+        made[first][last] = true;
+      }
+      in.fwd[s * V + c] = fwd_kind[first][last];
+      in.bwd[s * V + c] = bwd_kind[first][last];
+    }
+  }
+
+  // Pipeline transfers: each TP rank sends its 1/tp slice, the receiver all-gathers it in-node.
+  const double T = static_cast<double>(p.micro_batch) * m.seq_len;
+  const double act_bytes = T * m.hidden * kHalfBytes;
+  const double slice = act_bytes / p.tp;
+  const double regather = (p.sequence_parallel || p.tp == 1)
+                              ? 0.0
+                              : collective_s(*prof, fabric, tp_group, CollectiveKind::all_gather, act_bytes);
+  in.send_fwd_s.assign(P, 0.0);
+  in.send_bwd_s.assign(P, 0.0);
+  for (int s = 0; s < P && P > 1; ++s) {
+    const int next = (s + 1) % P, prev = (s + P - 1) % P;
+    in.send_fwd_s[s] = p2p_s(*prof, fabric, stages_share_node(p, gpn, s, next), slice) + regather;
+    in.send_bwd_s[s] = p2p_s(*prof, fabric, stages_share_node(p, gpn, s, prev), slice) + regather;
+    r.details.p2p_send_s = std::max({r.details.p2p_send_s, in.send_fwd_s[s], in.send_bwd_s[s]});
+  }
+
+  PipelineOutcome po;
+  simulate_pipeline(in, po);
+  if (!po.ok) return Outcome<SimResult>::fail("internal", "/plan", "/plan: the pipeline schedule deadlocked");
+
+  // Gradient reduction over data-parallel replicas, the tied-embedding all-reduce, optimizer.
+  const std::vector<double> local_params = stage_local_parameters(m, p);
+  const double grad_bytes = p.precision == Precision::bf16 ? 4.0 : 2.0;
+  const long long dp_stride = p.placement == Placement::tp_dp_pp ? p.tp : static_cast<long long>(p.tp) * p.pp;
+  const GroupShape dp_group = group_shape(p.dp, static_cast<int>(std::min<long long>(dp_stride, 1 << 30)), gpn);
+  r.details.dp_nodes = dp_group.nodes;
+  const CollectiveKind reduce_kind = p.zero_stage >= 1 ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce;
+  const bool tied_split = m.tied_embeddings && P > 1;
+  const double emb_bytes = static_cast<double>(padded_vocab(m, p.tp)) / p.tp * m.hidden * grad_bytes;
+  const GroupShape emb_group{2, stages_share_node(p, gpn, 0, P - 1) ? 2 : 1,
+                             stages_share_node(p, gpn, 0, P - 1) ? 1 : 2};
+  const double emb_s = tied_split ? collective_s(*prof, fabric, emb_group, CollectiveKind::all_reduce, emb_bytes) : 0.0;
+  r.details.embedding_allreduce_s = emb_s;
+  const double hbm = prof->hbm_GBps * 1e9 * prof->memory_efficiency;
+
+  std::vector<double> reduce_end(P), dp_end(P), opt_s(P), gather_s(P);
+  double sync = 0;
+  for (int s = 0; s < P; ++s) {
+    const StageOutcome& st = po.stages[s];
+    const double bytes = local_params[s] * grad_bytes;
+    const double full_s = collective_s(*prof, fabric, dp_group, reduce_kind, bytes);
+    r.details.dp_reduce_s = std::max(r.details.dp_reduce_s, full_s);
+    double end = st.compute_end + full_s;
+    if (p.dp_overlap && p.dp > 1) {
+      // Each layer's gradients are reduced as soon as the last micro-batch's backward has
+      // produced them; the comm stream takes the layers in order.
+      const double layer_bytes = bytes / (layers_per_chunk * V);
+      const double layer_s = collective_s(*prof, fabric, dp_group, reduce_kind, layer_bytes);
+      std::vector<int> order(V);
+      for (int c = 0; c < V; ++c) order[c] = c;
+      std::sort(order.begin(), order.end(), [&](int a, int b) { return st.last_bwd_end[a] < st.last_bwd_end[b]; });
+      double comm = 0;
+      for (int c : order) {
+        const double dur = st.last_bwd_end[c] - st.last_bwd_start[c];
+        for (int l = 0; l < layers_per_chunk; ++l) {
+          const double ready = st.last_bwd_start[c] + dur * (l + 1) / layers_per_chunk;
+          comm = std::max(comm, ready) + layer_s;
+        }
+      }
+      end = std::max(st.compute_end, comm);
+    }
+    dp_end[s] = end;
+    if (tied_split && (s == 0 || s == P - 1)) end += emb_s;
+    reduce_end[s] = end;
+    sync = std::max(sync, end);
+    const double shard = p.zero_stage >= 1 ? p.dp : 1.0;
+    opt_s[s] = local_params[s] / shard * prof->optimizer_bytes_per_param / hbm +
+               8.0 * prof->kernel_overhead_us * 1e-6;
+    gather_s[s] = p.zero_stage >= 1
+                      ? collective_s(*prof, fabric, dp_group, CollectiveKind::all_gather, local_params[s] * kHalfBytes)
+                      : 0.0;
+    r.details.optimizer_step_s = std::max(r.details.optimizer_step_s, opt_s[s]);
+  }
+  double iteration = 0;
+  for (int s = 0; s < P; ++s) iteration = std::max(iteration, sync + opt_s[s] + gather_s[s]);
+  r.iteration_time_s = iteration;
+
+  // Per-stage breakdown; every second of [0, iteration] lands in exactly one part.
+  r.stage_breakdowns.resize(P);
+  double busiest = -1;
+  for (int s = 0; s < P; ++s) {
+    const StageOutcome& st = po.stages[s];
+    Breakdown& b = r.stage_breakdowns[s];
+    b.forward = st.busy_forward;
+    b.backward = st.busy_backward;
+    b.recompute = st.busy_recompute;
+    b.tp_comm_exposed = st.busy_tp_comm;
+    b.host_overhead = st.busy_host;
+    b.pp_comm_exposed = st.pp_comm;
+    b.dp_comm_exposed = (dp_end[s] - st.compute_end) + gather_s[s];
+    b.embedding_comm_exposed = reduce_end[s] - dp_end[s];
+    b.optimizer = opt_s[s];
+    b.pipeline_bubble = st.bubble + (sync - reduce_end[s]) + (iteration - (sync + opt_s[s] + gather_s[s]));
+    const double busy = b.forward + b.backward + b.recompute + b.tp_comm_exposed + b.host_overhead;
+    if (busy > busiest) {
+      busiest = busy;
+      r.breakdown_stage = s;
+    }
+  }
+  r.breakdown = r.stage_breakdowns[r.breakdown_stage];
+
+  // Work and utilization.
+  const double replicas_per_iter = static_cast<double>(M) * p.dp * p.tp;  // micro-batch x rank copies
+  const double layer_model = sum_model_flops(lk.layer_fwd) + sum_model_flops(lk.layer_bwd);
+  const double edge_model = sum_model_flops(lk.embed_fwd) + sum_model_flops(lk.embed_bwd) +
+                            sum_model_flops(lk.head_fwd) + sum_model_flops(lk.head_bwd);
+  r.model_flops_per_iteration = replicas_per_iter * (m.layers * layer_model + edge_model);
+  r.hardware_flops_per_iteration =
+      r.model_flops_per_iteration + replicas_per_iter * m.layers * sum_model_flops(lk.layer_recompute);
+  const double peak_all = prof->peak_fp16_tflops * 1e12 * cl.num_gpus;
+  r.mfu = r.model_flops_per_iteration / (iteration * peak_all);
+  r.hfu = r.hardware_flops_per_iteration / (iteration * peak_all);
+  r.tokens_per_s = static_cast<double>(p.global_batch) * m.seq_len / iteration;
+  r.tflops_per_gpu = r.model_flops_per_iteration / iteration / cl.num_gpus / 1e12;
+  r.parameters = count_parameters(m);
+
+  // Memory.
+  r.stage_memory = stage_memory(m, p, *prof, local_params);
+  r.memory_capacity_GiB = prof->hbm_GiB;
+  double worst = -1;
+  for (int s = 0; s < P; ++s) {
+    if (r.stage_memory[s].total() > worst) {
+      worst = r.stage_memory[s].total();
+      r.memory_stage = s;
+    }
+  }
+  r.memory = r.stage_memory[r.memory_stage];
+  r.fits_in_memory = worst <= prof->hbm_GiB;
+  if (!r.fits_in_memory) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "needs %.1f GiB on stage %d but the GPU has %.0f GiB", worst,
+                  r.memory_stage, prof->hbm_GiB);
+    r.warnings.push_back(buf);
+  }
+
+  // Training run.
+  if (config.training.tokens > 0) {
+    r.iterations = config.training.tokens / (static_cast<double>(p.global_batch) * m.seq_len);
+    const double seconds = r.iterations * iteration;
+    r.training_days = seconds / 86400.0;
+    r.gpu_hours = seconds * cl.num_gpus / 3600.0;
+    r.cost_usd = r.gpu_hours * cl.price_per_gpu_hour_usd;
+    r.energy_MWh = r.gpu_hours * prof->board_power_W / 1e6;
+  }
+
+  // Timeline for a Gantt chart.
+  r.timeline_included = want_timeline;
+  if (config.output.timeline && !want_timeline)
+    r.warnings.push_back("timeline omitted: more than 250000 blocks");
+  if (want_timeline) {
+    r.timeline.resize(P);
+    for (int s = 0; s < P; ++s) {
+      auto& out = r.timeline[s];
+      const StageOutcome& st = po.stages[s];
+      out.reserve(st.blocks.size() + 4);
+      for (const RecordedBlock& b : st.blocks) {
+        BlockKind kind = BlockKind::forward;
+        if (b.kind == ScheduleBlock::backward) kind = BlockKind::backward;
+        if (b.kind == ScheduleBlock::recompute) kind = BlockKind::recompute;
+        if (b.kind == ScheduleBlock::pp_send) kind = BlockKind::pp_send;
+        out.push_back({kind, b.micro_batch, b.chunk, b.start_s, b.duration_s});
+      }
+      const double dp_start = p.dp_overlap ? st.compute_end - (r.stage_breakdowns[s].dp_comm_exposed - gather_s[s])
+                                           : st.compute_end;
+      if (dp_end[s] > dp_start) out.push_back({BlockKind::dp_comm, -1, -1, dp_start, dp_end[s] - dp_start});
+      if (reduce_end[s] > dp_end[s])
+        out.push_back({BlockKind::embedding_comm, -1, -1, dp_end[s], reduce_end[s] - dp_end[s]});
+      out.push_back({BlockKind::optimizer, -1, -1, sync, opt_s[s]});
+      if (gather_s[s] > 0) out.push_back({BlockKind::dp_comm, -1, -1, sync + opt_s[s], gather_s[s]});
+    }
+  }
+  return r;
+}
+
+}  // namespace vtrain

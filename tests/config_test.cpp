@@ -1,0 +1,173 @@
+#include <doctest/doctest.h>
+
+#include "test_util.hpp"
+#include "vtrain/config.hpp"
+
+using namespace vtrain;
+using nlohmann::json;
+
+namespace {
+
+// The diagnostics of a config that must be rejected.
+Diagnostics errors_of(const json& j) {
+  auto c = parse_sim_config(j);
+  REQUIRE_FALSE(c.ok());
+  return c.errors();
+}
+
+bool names(const Diagnostics& e, const std::string& pointer, const std::string& code) {
+  for (const auto& d : e)
+    if (d.pointer == pointer && d.code == code) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("config: the documented contract parses with every field") {
+  json j = json::parse(R"({
+    "model":   {"layers": 96, "hidden": 12288, "heads": 96, "seq_len": 2048, "vocab": 51200,
+                "ffn_hidden": 49152, "kv_heads": 96, "mlp": "gelu", "tied_embeddings": true},
+    "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 1024, "gpus_per_node": 8,
+                "intra_node_GBps": 300, "inter_node_Gbps": 1600, "price_per_gpu_hour_usd": 4.10},
+    "plan":    {"tp": 8, "pp": 8, "dp": 16, "micro_batch": 1, "global_batch": 1536,
+                "recompute": "full", "sequence_parallel": false, "virtual_stages": 1,
+                "zero_stage": 0, "dp_overlap": false, "attention": "flash"},
+    "training": {"tokens": 300e9}
+  })");
+  SimConfig c = test::parse_ok(j);
+  CHECK(c.model.layers == 96);
+  CHECK(c.model.ffn_hidden == 49152);
+  CHECK(c.cluster.inter_node_Gbps == 1600);
+  CHECK(c.cluster.price_per_gpu_hour_usd == doctest::Approx(4.10));
+  CHECK(c.plan.dp == 16);
+  CHECK(c.plan.recompute == Recompute::full);
+  CHECK(c.plan.attention == Attention::flash);
+  CHECK(c.training.tokens == 300e9);
+  CHECK(micro_batches_per_iteration(c.plan) == 96);
+}
+
+TEST_CASE("config: a model may be a preset name or a preset with overrides") {
+  json j = test::small_config();
+  j["model"] = "llama2-70b";
+  j["plan"] = {{"tp", 8}, {"pp", 4}, {"dp", 1}, {"micro_batch", 1}, {"global_batch", 8}};
+  j["cluster"]["num_gpus"] = 32;
+  SimConfig c = test::parse_ok(j);
+  CHECK(c.model.kv_heads == 8);
+  CHECK(c.model.mlp == Mlp::swiglu);
+  CHECK_FALSE(c.model.tied_embeddings);
+
+  j["model"] = {{"preset", "llama2-70b"}, {"seq_len", 8192}};
+  c = test::parse_ok(j);
+  CHECK(c.model.seq_len == 8192);
+  CHECK(c.model.hidden == 8192);
+  CHECK(model_presets().size() >= 8);
+}
+
+TEST_CASE("config: omitted GPT fields follow the given ones, num_gpus defaults to tp*pp*dp") {
+  json j = test::small_config();
+  j["cluster"].erase("num_gpus");
+  SimConfig c = test::parse_ok(j);
+  CHECK(c.model.ffn_hidden == 4 * 2048);
+  CHECK(c.model.kv_heads == 16);
+  CHECK(c.cluster.num_gpus == 8);
+}
+
+TEST_CASE("config: every broken rule names its field") {
+  json j = test::small_config();
+  j["plan"]["tp"] = 3;
+  j["cluster"]["num_gpus"] = 12;
+  CHECK(names(errors_of(j), "/plan/tp", "divisibility"));
+
+  j = test::small_config();
+  j["plan"]["pp"] = 3;
+  j["cluster"]["num_gpus"] = 12;
+  CHECK(names(errors_of(j), "/plan/pp", "divisibility"));
+
+  j = test::small_config();
+  j["plan"]["global_batch"] = 30;
+  CHECK(names(errors_of(j), "/plan/global_batch", "divisibility"));
+
+  j = test::small_config();
+  j["model"]["kv_heads"] = 3;
+  CHECK(names(errors_of(j), "/model/kv_heads", "divisibility"));
+
+  j = test::small_config();
+  j["model"]["hidden"] = 2050;
+  CHECK(names(errors_of(j), "/model/hidden", "divisibility"));
+
+  j = test::small_config();
+  j["cluster"]["num_gpus"] = 16;
+  CHECK(names(errors_of(j), "/cluster/num_gpus", "product"));
+
+  j = test::small_config();
+  j["plan"]["virtual_stages"] = 16;
+  CHECK(names(errors_of(j), "/plan/virtual_stages", "divisibility"));
+
+  j = test::small_config();
+  j["plan"]["virtual_stages"] = 2;
+  j["plan"]["global_batch"] = 12;  // 3 micro-batches: not a multiple of pp = 2
+  j["plan"]["micro_batch"] = 2;
+  CHECK(names(errors_of(j), "/plan/virtual_stages", "divisibility"));
+}
+
+TEST_CASE("config: wrong types, ranges, enums and unknown keys are rejected") {
+  json j = test::small_config();
+  j["plan"]["tp"] = "two";
+  CHECK(names(errors_of(j), "/plan/tp", "type"));
+
+  j = test::small_config();
+  j["model"]["layers"] = 0;
+  CHECK(names(errors_of(j), "/model/layers", "range"));
+
+  j = test::small_config();
+  j["model"]["layers"] = 2.5;
+  CHECK(names(errors_of(j), "/model/layers", "type"));
+
+  j = test::small_config();
+  j["cluster"]["price_per_gpu_hour_usd"] = -1;
+  CHECK(names(errors_of(j), "/cluster/price_per_gpu_hour_usd", "range"));
+
+  j = test::small_config();
+  j["plan"]["recompute"] = "some";
+  CHECK(names(errors_of(j), "/plan/recompute", "enum"));
+
+  j = test::small_config();
+  j["plan"]["tensor_parallel"] = 2;
+  CHECK(names(errors_of(j), "/plan/tensor_parallel", "unknown_key"));
+
+  j = test::small_config();
+  j["model"] = "gpt-5";
+  CHECK(names(errors_of(j), "/model", "unknown_preset"));
+
+  j = test::small_config();
+  j.erase("plan");
+  CHECK(names(errors_of(j), "/plan", "missing"));
+
+  CHECK(names(errors_of(json::array()), "", "type"));
+}
+
+TEST_CASE("config: messages start with the pointer they name") {
+  json j = test::small_config();
+  j["plan"]["tp"] = 3;
+  j["plan"]["zero_stage"] = 2;
+  j["bogus"] = 1;
+  for (const auto& d : errors_of(j)) {
+    CHECK(d.message.rfind(d.pointer.empty() ? "/" : d.pointer, 0) == 0);
+    CHECK(d.message.size() > d.pointer.size() + 5);
+  }
+}
+
+TEST_CASE("config: a pipeline too long to simulate is refused, not run") {
+  json j = test::small_config();
+  j["plan"]["global_batch"] = 100000000;
+  j["plan"]["micro_batch"] = 1;
+  CHECK(names(errors_of(j), "/plan/global_batch", "too_large"));
+}
+
+TEST_CASE("config: to_json round-trips") {
+  SimConfig c = test::parse_ok(test::small_config());
+  c.plan.sequence_parallel = true;
+  c.plan.placement = Placement::tp_pp_dp;
+  SimConfig back = test::parse_ok(to_json(c));
+  CHECK(to_json(back) == to_json(c));
+}

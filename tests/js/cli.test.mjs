@@ -1,0 +1,98 @@
+// Checks of the native command line: outputs, exit codes and error messages.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const cli = path.join(root, 'build/native/vtrain');
+
+function run(...args) {
+  const r = spawnSync(cli, args, { encoding: 'utf8', cwd: root, maxBuffer: 1 << 28 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+function writeConfig(obj) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'vtrain-'));
+  const file = path.join(dir, 'config.json');
+  writeFileSync(file, typeof obj === 'string' ? obj : JSON.stringify(obj));
+  return file;
+}
+
+test('simulate --json prints the result contract for every example', () => {
+  for (const name of ['gpt3-175b', 'mt-nlg-530b', 'llama2-70b']) {
+    const r = run('simulate', name, '--json');
+    assert.equal(r.code, 0, r.err);
+    const j = JSON.parse(r.out);
+    assert.ok(j.iteration_time_s > 0);
+    const sum = Object.values(j.breakdown_s).reduce((a, b) => a + b, 0);
+    assert.ok(Math.abs(sum - j.iteration_time_s) < 1e-9 * j.iteration_time_s);
+    assert.ok(j.mfu > 0 && j.mfu < 1);
+    assert.equal(typeof j.fits_in_memory, 'boolean');
+    assert.ok(j.training_days > 0 && j.cost_usd > 0);
+    assert.equal(j.timeline.length, j.config.plan.pp);
+  }
+});
+
+test('simulate prints a readable summary', () => {
+  const r = run('simulate', 'gpt3-175b');
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /iteration time/);
+  assert.match(r.out, /MFU \d+\.\d%/);
+  assert.match(r.out, /memory per GPU/);
+  assert.doesNotMatch(r.out, /nan|inf/i);
+});
+
+test('a config file with the documented contract is accepted', () => {
+  const file = writeConfig({
+    model: { layers: 96, hidden: 12288, heads: 96, seq_len: 2048, vocab: 51200, ffn_hidden: 49152,
+             kv_heads: 96, mlp: 'gelu', tied_embeddings: true },
+    cluster: { gpu: 'a100-sxm4-80gb', num_gpus: 1024, gpus_per_node: 8, intra_node_GBps: 300,
+               inter_node_Gbps: 1600, price_per_gpu_hour_usd: 4.10 },
+    plan: { tp: 8, pp: 8, dp: 16, micro_batch: 1, global_batch: 1536, recompute: 'full',
+            sequence_parallel: false, virtual_stages: 1, zero_stage: 0, dp_overlap: false, attention: 'flash' },
+    training: { tokens: 300e9 },
+  });
+  const r = run('simulate', file, '--json');
+  assert.equal(r.code, 0, r.err);
+  assert.ok(JSON.parse(r.out).cost_usd > 0);
+});
+
+test('bad input exits non-zero with the field named', () => {
+  const file = writeConfig({ model: 'gpt3-175b', plan: { tp: 7, pp: 8, dp: 16, global_batch: 1536 } });
+  const r = run('simulate', file);
+  assert.equal(r.code, 1);
+  assert.match(r.err, /\/plan\/tp: must divide \/model\/heads \(96\)/);
+
+  const bad = run('simulate', writeConfig('{"model": '));
+  assert.notEqual(bad.code, 0);
+  assert.match(bad.err, /not valid JSON/);
+
+  const missing = run('simulate', '/nonexistent.json');
+  assert.equal(missing.code, 2);
+  assert.match(missing.err, /not a file/);
+
+  const unknown = run('frobnicate');
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.err, /unknown command/);
+});
+
+test('bench reports its floor', () => {
+  const r = run('bench', '--json');
+  assert.equal(r.code, 0, r.err);
+  const j = JSON.parse(r.out);
+  assert.equal(j.simulate.length, 2);
+  for (const row of j.simulate) assert.ok(row.seconds_per_plan > 0);
+});
+
+test('presets and profiles list what is bundled', () => {
+  const p = JSON.parse(run('presets', '--json').out);
+  assert.ok(p.models.length >= 8);
+  const names = p.models.map((m) => m.name);
+  for (const n of ['gpt3-175b', 'mt-nlg-530b', 'llama2-70b']) assert.ok(names.includes(n));
+  const profiles = JSON.parse(run('profiles', '--json').out);
+  assert.deepEqual(profiles.map((x) => x.name).sort(), ['a100-sxm4-40gb', 'a100-sxm4-80gb']);
+});

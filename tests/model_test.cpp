@@ -1,0 +1,119 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "memory.hpp"
+#include "test_util.hpp"
+#include "vtrain/model.hpp"
+
+using namespace vtrain;
+using nlohmann::json;
+
+TEST_CASE("model: parameter counts match the published figures") {
+  const ModelPreset* gpt3 = find_model_preset("gpt3-175b");
+  REQUIRE(gpt3);
+  CHECK(count_parameters(gpt3->model).total == doctest::Approx(175e9).epsilon(0.01));
+  const ModelPreset* llama = find_model_preset("llama2-70b");
+  REQUIRE(llama);
+  // The released checkpoint holds 68,976,648,192 parameters.
+  CHECK(count_parameters(llama->model).total == 68976648192.0);
+  const ModelPreset* llama7 = find_model_preset("llama2-7b");
+  CHECK(count_parameters(llama7->model).total == 6738415616.0);
+  for (const auto& p : model_presets()) {
+    CAPTURE(p.model.name);
+    CHECK(count_parameters(p.model).total == doctest::Approx(p.published_params).epsilon(0.02));
+  }
+}
+
+TEST_CASE("model: vocabulary padding follows Megatron (multiple of 128 x tp)") {
+  ModelConfig m;
+  m.vocab = 50257;
+  CHECK(padded_vocab(m, 1) == 50304);
+  CHECK(padded_vocab(m, 8) == 51200);
+}
+
+// Narayanan et al. 2021, eq. 3: FLOPs per iteration with full recomputation,
+// 96 B s l h^2 (1 + s / 6h + V / 16 l h).
+TEST_CASE("model: FLOPs match Narayanan et al. eq. 3 with full recomputation") {
+  json j = test::small_config();
+  j["model"] = {{"layers", 24}, {"hidden", 3072}, {"heads", 24}, {"seq_len", 2048}, {"vocab", 51200}};
+  j["plan"] = {{"tp", 4}, {"pp", 2}, {"dp", 1}, {"micro_batch", 2}, {"global_batch", 16},
+               {"recompute", "full"}, {"attention", "unfused"}};
+  j["cluster"]["num_gpus"] = 8;
+  SimResult r = test::simulate_ok(test::parse_ok(j));
+  const double B = 16, s = 2048, l = 24, h = 3072, V = 51200;
+  const double eq3 = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+  CHECK(r.hardware_flops_per_iteration == doctest::Approx(eq3).epsilon(1e-9));
+  // Without the recomputed forward: 72 B s l h^2 (1 + s / 6h) + 6 B s h V.
+  const double model = 72 * B * s * l * h * h * (1 + s / (6 * h)) + 6 * B * s * h * V;
+  CHECK(r.model_flops_per_iteration == doctest::Approx(model).epsilon(1e-9));
+  CHECK(r.hfu / r.mfu == doctest::Approx(eq3 / model).epsilon(1e-9));
+
+  j["plan"]["attention"] = "flash";  // fused kernels count the same model FLOPs
+  SimResult f = test::simulate_ok(test::parse_ok(j));
+  CHECK(f.model_flops_per_iteration == doctest::Approx(model).epsilon(1e-9));
+}
+
+// Korthikanti et al. 2022, Table 2: activation bytes per layer.
+TEST_CASE("model: activation memory per layer follows Korthikanti et al.") {
+  ModelConfig m;
+  m.layers = 8, m.hidden = 4096, m.heads = 32, m.kv_heads = 32, m.seq_len = 2048, m.ffn_hidden = 4 * 4096;
+  PlanConfig p;
+  p.micro_batch = 4;
+  p.attention = Attention::unfused;
+  const double s = 2048, b = 4, h = 4096, a = 32;
+  // no parallelism: s b h (34 + 5 a s / h)
+  p.tp = 1;
+  CHECK(detail::layer_activation_bytes(m, p, false) == doctest::Approx(s * b * h * (34 + 5 * a * s / h)));
+  // tensor parallel t: s b h (10 + 24 / t + 5 a s / (h t))
+  p.tp = 8;
+  CHECK(detail::layer_activation_bytes(m, p, false) ==
+        doctest::Approx(s * b * h * (10 + 24.0 / 8 + 5 * a * s / (h * 8))));
+  // with sequence parallelism: s b h / t (34 + 5 a s / h)
+  p.sequence_parallel = true;
+  CHECK(detail::layer_activation_bytes(m, p, false) == doctest::Approx(s * b * h / 8 * (34 + 5 * a * s / h)));
+  // selective recomputation drops the attention-core term: 34 s b h / t
+  CHECK(detail::layer_activation_bytes(m, p, true) == doctest::Approx(s * b * h / 8 * 34));
+}
+
+TEST_CASE("model: weights, gradients and optimizer states per GPU") {
+  json j = test::small_config();
+  j["plan"] = {{"tp", 2}, {"pp", 1}, {"dp", 4}, {"micro_batch", 1}, {"global_batch", 8}, {"precision", "bf16"}};
+  SimResult r = test::simulate_ok(test::parse_ok(j));
+  const double GiB = 1024.0 * 1024 * 1024;
+  const double local = r.parameters.per_layer * 16 / 2 + 51200.0 / 2 * 2048 + 1024.0 * 2048 + 2 * 2048;
+  CHECK(r.memory.weights == doctest::Approx(local * 2 / GiB).epsilon(1e-6));
+  CHECK(r.memory.gradients == doctest::Approx(local * 4 / GiB).epsilon(1e-6));  // fp32 main grads
+  CHECK(r.memory.optimizer_states == doctest::Approx(local * 12 / GiB).epsilon(1e-6));
+  j["plan"]["zero_stage"] = 1;  // optimizer states sharded over the 4 replicas
+  SimResult z = test::simulate_ok(test::parse_ok(j));
+  CHECK(z.memory.optimizer_states == doctest::Approx(r.memory.optimizer_states / 4).epsilon(1e-9));
+}
+
+TEST_CASE("model: recomputation trades memory for time") {
+  json j = test::small_config();
+  j["plan"]["recompute"] = "none";
+  SimResult none = test::simulate_ok(test::parse_ok(j));
+  j["plan"]["recompute"] = "full";
+  SimResult full = test::simulate_ok(test::parse_ok(j));
+  j["plan"]["recompute"] = "selective";
+  j["plan"]["attention"] = "unfused";
+  SimResult sel = test::simulate_ok(test::parse_ok(j));
+  CHECK(full.memory.activations < sel.memory.activations);
+  CHECK(full.iteration_time_s > none.iteration_time_s);
+  CHECK(none.breakdown.recompute == 0);
+  CHECK(full.breakdown.recompute > 0);
+  CHECK(sel.breakdown.recompute > 0);
+  CHECK(sel.breakdown.recompute < full.breakdown.recompute);
+}
+
+TEST_CASE("model: a plan that does not fit is simulated and flagged") {
+  json j = test::small_config();
+  j["model"] = "gpt3-175b";
+  j["plan"] = {{"tp", 8}, {"pp", 1}, {"dp", 1}, {"micro_batch", 1}, {"global_batch", 4}};
+  SimResult r = test::simulate_ok(test::parse_ok(j));
+  CHECK_FALSE(r.fits_in_memory);
+  CHECK(r.memory.total() > 80);
+  CHECK(r.iteration_time_s > 0);
+  CHECK_FALSE(r.warnings.empty());
+}

@@ -1,0 +1,160 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "test_util.hpp"
+#include "vtrain/examples.hpp"
+
+using namespace vtrain;
+using nlohmann::json;
+
+namespace {
+
+// The numbers of a result that the golden file pins, for native and WASM alike.
+json fingerprint(const SimResult& r) {
+  return json{{"iteration_time_s", r.iteration_time_s},
+              {"mfu", r.mfu},
+              {"breakdown_s", to_json(r.breakdown)},
+              {"memory_GiB", to_json(r.memory)},
+              {"training_days", r.training_days},
+              {"cost_usd", r.cost_usd}};
+}
+
+// Every number in a JSON tree is finite.
+bool all_finite(const json& j) {
+  if (j.is_number_float()) return std::isfinite(j.get<double>());
+  if (j.is_structured())
+    for (const auto& x : j)
+      if (!all_finite(x)) return false;
+  return true;
+}
+
+void compare(const json& expected, const json& actual, const std::string& where) {
+  if (expected.is_object()) {
+    for (auto it = expected.begin(); it != expected.end(); ++it) {
+      const std::string key = where + "/" + it.key();
+      REQUIRE_MESSAGE(actual.contains(it.key()), key);
+      compare(it.value(), actual[it.key()], where + "/" + it.key());
+    }
+  } else if (expected.is_number()) {
+    CAPTURE(where);
+    // Both builds use -ffp-contract=off; allow only printing round-off.
+    CHECK(actual.get<double>() == doctest::Approx(expected.get<double>()).epsilon(1e-12));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("simulate: golden whole runs give the same numbers natively and under Node") {
+  json results = json::object();
+  for (const auto& e : example_configs()) {
+    SimConfig c = test::parse_ok(json::parse(e.json_text));
+    c.output.timeline = false;
+    results[e.name] = fingerprint(test::simulate_ok(c));
+  }
+  const std::string path = std::string(VTRAIN_GOLDEN_DIR) + "/simulate.json";
+  if (const char* update = std::getenv("VTRAIN_UPDATE_GOLDEN"); update && std::string(update) == "1") {
+    std::ofstream(path) << results.dump(2) << "\n";
+    MESSAGE("wrote " << path);
+  }
+  std::ifstream in(path);
+  REQUIRE_MESSAGE(in.good(), "missing " << path << " (run the tests with VTRAIN_UPDATE_GOLDEN=1)");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  json golden = json::parse(ss.str());
+  CHECK(golden.size() == results.size());
+  compare(golden, results, "");
+}
+
+TEST_CASE("simulate: every example runs, fits, and reports finite numbers") {
+  REQUIRE(example_configs().size() >= 3);
+  for (const auto& e : example_configs()) {
+    CAPTURE(e.name);
+    SimResult r = test::simulate_ok(test::parse_ok(json::parse(e.json_text)));
+    CHECK(r.fits_in_memory);
+    CHECK(r.mfu > 0.2);
+    CHECK(r.mfu < 0.75);
+    CHECK(r.hfu >= r.mfu);
+    CHECK(all_finite(to_json(r)));
+  }
+}
+
+TEST_CASE("simulate: cost is GPUs x hours x price and days follow from iterations") {
+  json j = test::small_config();
+  j["training"] = {{"tokens", 1e9}};
+  j["cluster"]["price_per_gpu_hour_usd"] = 2.5;
+  SimResult r = test::simulate_ok(test::parse_ok(j));
+  const double iterations = 1e9 / (32.0 * 1024);
+  CHECK(r.iterations == doctest::Approx(iterations));
+  CHECK(r.training_days == doctest::Approx(iterations * r.iteration_time_s / 86400));
+  CHECK(r.gpu_hours == doctest::Approx(8 * iterations * r.iteration_time_s / 3600));
+  CHECK(r.cost_usd == doctest::Approx(r.gpu_hours * 2.5));
+  CHECK(r.energy_MWh == doctest::Approx(r.gpu_hours * 400 / 1e6));
+}
+
+TEST_CASE("simulate: more data parallelism shortens the iteration, more work lengthens it") {
+  json j = test::small_config();
+  j["plan"] = {{"tp", 1}, {"pp", 1}, {"dp", 2}, {"micro_batch", 2}, {"global_batch", 64}};
+  j["cluster"].erase("num_gpus");
+  const double t2 = test::simulate_ok(test::parse_ok(j)).iteration_time_s;
+  j["plan"]["dp"] = 8;
+  const double t8 = test::simulate_ok(test::parse_ok(j)).iteration_time_s;
+  CHECK(t8 < t2);
+  j["model"]["layers"] = 32;
+  CHECK(test::simulate_ok(test::parse_ok(j)).iteration_time_s > t8);
+}
+
+TEST_CASE("simulate: an unknown GPU is an error naming /cluster/gpu") {
+  json j = test::small_config();
+  j["cluster"]["gpu"] = "h100-sxm5";
+  auto r = simulate(test::parse_ok(j));
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.errors().front().pointer == "/cluster/gpu");
+}
+
+TEST_CASE("simulate: tensor parallelism across nodes is modelled and slower than inside one") {
+  json j = test::small_config();
+  j["model"] = {{"layers", 16}, {"hidden", 4096}, {"heads", 32}, {"seq_len", 2048}, {"vocab", 51200}};
+  j["plan"] = {{"tp", 16}, {"pp", 1}, {"dp", 1}, {"micro_batch", 1}, {"global_batch", 8}};
+  j["cluster"] = {{"num_gpus", 16}, {"gpus_per_node", 16}};
+  SimResult one_node = test::simulate_ok(test::parse_ok(j));
+  j["cluster"]["gpus_per_node"] = 8;
+  SimResult two_nodes = test::simulate_ok(test::parse_ok(j));
+  CHECK(two_nodes.details.tp_nodes == 2);
+  CHECK(two_nodes.breakdown.tp_comm_exposed > one_node.breakdown.tp_comm_exposed);
+}
+
+TEST_CASE("simulate: bandwidth settings move communication time") {
+  json j = test::small_config();
+  j["plan"] = {{"tp", 8}, {"pp", 1}, {"dp", 4}, {"micro_batch", 1}, {"global_batch", 8}};
+  j["cluster"] = {{"num_gpus", 32}};
+  SimResult base = test::simulate_ok(test::parse_ok(j));
+  j["cluster"]["intra_node_GBps"] = 150;
+  SimResult slow_nvlink = test::simulate_ok(test::parse_ok(j));
+  CHECK(slow_nvlink.breakdown.tp_comm_exposed > base.breakdown.tp_comm_exposed);
+  j["cluster"].erase("intra_node_GBps");
+  j["cluster"]["inter_node_Gbps"] = 200;
+  SimResult slow_net = test::simulate_ok(test::parse_ok(j));
+  CHECK(slow_net.breakdown.dp_comm_exposed > base.breakdown.dp_comm_exposed);
+  CHECK(base.config.cluster.intra_node_GBps == 300);  // resolved from the profile
+}
+
+TEST_CASE("simulate: odd but valid configs give finite results") {
+  std::vector<json> plans = {
+      {{"tp", 1}, {"pp", 1}, {"dp", 1}, {"micro_batch", 1}, {"global_batch", 1}},
+      {{"tp", 1}, {"pp", 16}, {"dp", 1}, {"micro_batch", 1}, {"global_batch", 1}},
+      {{"tp", 16}, {"pp", 1}, {"dp", 1}, {"micro_batch", 64}, {"global_batch", 64}},
+  };
+  for (const auto& plan : plans) {
+    json j = test::small_config();
+    j["plan"] = plan;
+    j["cluster"] = {{"gpus_per_node", 3}};
+    CAPTURE(plan.dump());
+    SimResult r = test::simulate_ok(test::parse_ok(j));
+    CHECK(all_finite(to_json(r)));
+    CHECK(r.iteration_time_s > 0);
+  }
+}

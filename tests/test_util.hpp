@@ -1,0 +1,34 @@
+#pragma once
+// Helpers shared by the test suites.
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "vtrain/config.hpp"
+#include "vtrain/simulate.hpp"
+
+namespace vtrain::test {
+
+// A small valid config: GPT-style 16 layers on 8 GPUs; tests edit fields from here.
+inline nlohmann::json small_config() {
+  return nlohmann::json::parse(R"({
+    "model": {"layers": 16, "hidden": 2048, "heads": 16, "seq_len": 1024, "vocab": 51200},
+    "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 8, "gpus_per_node": 8},
+    "plan": {"tp": 2, "pp": 2, "dp": 2, "micro_batch": 2, "global_batch": 32, "recompute": "full"}
+  })");
+}
+
+inline SimConfig parse_ok(const nlohmann::json& j) {
+  auto c = parse_sim_config(j);
+  if (!c.ok()) throw std::runtime_error(c.errors().front().message);
+  return c.value();
+}
+
+inline SimResult simulate_ok(const SimConfig& c) {
+  auto r = simulate(c);
+  if (!r.ok()) throw std::runtime_error(r.errors().front().message);
+  return r.value();
+}
+
+}  // namespace vtrain::test
