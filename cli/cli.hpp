@@ -31,5 +31,6 @@ std::string format_number(double v, int significant = 3);
 std::string format_money(double usd);
 
 int run_bench(const Args& args);
+int run_validate(const Args& args);
 
 }  // namespace vtrain::cli

@@ -66,6 +66,9 @@ const char* kUsage =
     "  simulate CONFIG [--json] [--profile FILE] [--no-timeline]\n"
     "                         predict one training iteration (CONFIG: a JSON file or an example name)\n"
     "  bench [--json]         time the simulator on MT-NLG 530B and GPT-3 175B plans\n"
+    "  validate FILE.csv... [--json] [--summary] [--gpu NAME] [--profile FILE]\n"
+    "           [--intra-node-GBps X] [--inter-node-Gbps X] [--gpus-per-node N]\n"
+    "                         simulate measured runs and report the error of each\n"
     "  presets [--json]       list model presets and example configs\n"
     "  profiles [--json]      list bundled GPU profiles\n"
     "  help                   this text\n";
@@ -81,7 +84,7 @@ Args parse_args(int argc, char** argv, int first) {
         value = name.substr(eq + 1);
         name = name.substr(0, eq);
       } else if (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0 &&
-                 name != "json" && name != "no-timeline") {
+                 name != "json" && name != "no-timeline" && name != "summary") {
         value = argv[++i];
       }
       a.options.emplace_back(name, value);
@@ -186,6 +189,7 @@ int main(int argc, char** argv) {
   const Args args = parse_args(argc, argv, 2);
   if (cmd == "simulate") return cmd_simulate(args);
   if (cmd == "bench") return run_bench(args);
+  if (cmd == "validate") return run_validate(args);
   if (cmd == "presets") return cmd_presets(args);
   if (cmd == "profiles") return cmd_profiles(args);
   if (cmd == "help" || cmd == "--help" || cmd == "-h") {

@@ -1,0 +1,148 @@
+// vtrain validate: simulate measured runs and report the error per run and overall.
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+#include "vtrain/validation.hpp"
+
+namespace vtrain::cli {
+
+using nlohmann::json;
+
+bool read_file(const std::string& path, std::string& text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  text = ss.str();
+  return true;
+}
+
+// Applies --gpu, --gpus-per-node, --intra-node-GBps, --inter-node-Gbps, --vocab, --attention,
+// --precision to the setup; false (with a message printed) on a bad value.
+bool apply_setup_options(const Args& args, ValidationSetup& setup) {
+  auto number = [&](const char* name, double& out) {
+    if (!args.has(name)) return true;
+    char* end = nullptr;
+    const std::string v = args.get(name);
+    out = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || !(out > 0)) {
+      std::fprintf(stderr, "error: --%s: must be a positive number, got \"%s\"\n", name, v.c_str());
+      return false;
+    }
+    return true;
+  };
+  if (args.has("gpu")) setup.gpu = args.get("gpu");
+  double gpn = setup.gpus_per_node, vocab = setup.vocab;
+  if (!number("gpus-per-node", gpn) || !number("intra-node-GBps", setup.intra_node_GBps) ||
+      !number("inter-node-Gbps", setup.inter_node_Gbps) || !number("vocab", vocab))
+    return false;
+  setup.gpus_per_node = static_cast<int>(gpn);
+  setup.vocab = static_cast<int>(vocab);
+  if (args.has("attention")) {
+    const std::string a = args.get("attention");
+    if (a != "flash" && a != "unfused") {
+      std::fprintf(stderr, "error: --attention: must be flash or unfused\n");
+      return false;
+    }
+    setup.attention = a == "flash" ? Attention::flash : Attention::unfused;
+  }
+  return true;
+}
+
+bool load_profile_option(const Args& args, Profile& out, bool& has) {
+  has = false;
+  if (!args.has("profile")) return true;
+  std::string text;
+  if (!read_file(args.get("profile"), text)) {
+    std::fprintf(stderr, "error: --profile: cannot read %s\n", args.get("profile").c_str());
+    return false;
+  }
+  auto parsed = parse_profile(json::parse(text, nullptr, false));
+  if (!parsed.ok()) {
+    print_errors(parsed.errors());
+    return false;
+  }
+  out = parsed.value();
+  has = true;
+  return true;
+}
+
+int run_validate(const Args& args) {
+  if (args.positional.empty()) {
+    std::fprintf(stderr, "error: validate needs a measurements CSV file\n");
+    return 2;
+  }
+  ValidationSetup setup;
+  if (!apply_setup_options(args, setup)) return 2;
+  Profile custom;
+  bool has_custom = false;
+  if (!load_profile_option(args, custom, has_custom)) return 2;
+  json files = json::array();
+  int status = 0;
+  for (const std::string& path : args.positional) {
+    std::string text;
+    if (!read_file(path, text)) {
+      std::fprintf(stderr, "error: cannot read %s\n", path.c_str());
+      return 2;
+    }
+    auto runs = parse_measurements(text);
+    if (!runs.ok()) {
+      for (const auto& d : runs.errors())
+        std::fprintf(stderr, "error: %s: %s [%s]\n", path.c_str(), d.message.c_str(), d.code.c_str());
+      return 1;
+    }
+    auto report = validate_runs(runs.value(), setup, has_custom ? &custom : nullptr);
+    if (!report.ok()) {
+      for (const auto& d : report.errors())
+        std::fprintf(stderr, "error: %s: %s [%s]\n", path.c_str(), d.message.c_str(), d.code.c_str());
+      return 1;
+    }
+    const ValidationReport& r = report.value();
+    if (args.has("json")) {
+      json rows = json::array();
+      for (const auto& row : r.rows) {
+        const MeasuredRun& m = row.run;
+        json j = {{"line", m.line},          {"num_gpus", m.num_gpus}, {"global_batch", m.global_batch},
+                  {"micro_batch", m.micro_batch}, {"hidden", m.hidden}, {"heads", m.heads},
+                  {"layers", m.layers},      {"seq_len", m.seq_len},   {"tp", m.tp},
+                  {"dp", m.dp},              {"pp", m.pp},             {"measured_ms", m.measured_ms},
+                  {"predicted_ms", row.predicted_ms}, {"error_percent", row.error_percent}};
+        if (m.params_billion > 0) j["params_billion"] = m.params_billion;
+        rows.push_back(j);
+      }
+      files.push_back({{"file", path},
+                       {"runs", r.rows.size()},
+                       {"mape_percent", r.mape_percent},
+                       {"max_abs_error_percent", r.max_abs_error_percent},
+                       {"rows", rows}});
+      continue;
+    }
+    std::printf("%s\n", path.c_str());
+    if (!args.has("summary")) {
+      std::printf("  %5s %5s %5s %4s %6s %4s %4s %3s %3s %3s %12s %12s %8s\n", "line", "gpus", "gbs", "mbs",
+                  "hidden", "lyr", "seq", "tp", "dp", "pp", "measured ms", "predicted ms", "error");
+      for (const auto& row : r.rows) {
+        const MeasuredRun& m = row.run;
+        std::printf("  %5d %5d %5d %4d %6d %4d %4d %3d %3d %3d %12.1f %12.1f %+7.1f%%\n", m.line, m.num_gpus,
+                    m.global_batch, m.micro_batch, m.hidden, m.layers, m.seq_len, m.tp, m.dp, m.pp,
+                    m.measured_ms, row.predicted_ms, row.error_percent);
+      }
+    }
+    std::printf("  %zu runs, MAPE %.2f%%, max error %.1f%%\n", r.rows.size(), r.mape_percent,
+                r.max_abs_error_percent);
+  }
+  if (args.has("json")) {
+    // One file: the documented object; several: an array of them.
+    std::printf("%s\n", (files.size() == 1 ? files[0] : files).dump(2).c_str());
+  }
+  return status;
+}
+
+}  // namespace vtrain::cli

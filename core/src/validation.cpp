@@ -1,0 +1,197 @@
+#include "vtrain/validation.hpp"
+
+#include <cmath>
+#include <cstdlib>
+
+#include "vtrain/simulate.hpp"
+
+namespace vtrain {
+
+namespace {
+
+std::vector<std::string> split_line(std::string_view line) {
+  std::vector<std::string> cells;
+  std::string cell;
+  for (char ch : line) {
+    if (ch == ',') {
+      cells.push_back(cell);
+      cell.clear();
+    } else if (ch != '\r') {
+      cell += ch;
+    }
+  }
+  cells.push_back(cell);
+  for (auto& c : cells) {
+    const auto b = c.find_first_not_of(" \t\"");
+    const auto e = c.find_last_not_of(" \t\"");
+    c = b == std::string::npos ? std::string() : c.substr(b, e - b + 1);
+  }
+  return cells;
+}
+
+}  // namespace
+
+Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view text) {
+  if (text.size() >= 3 && static_cast<unsigned char>(text[0]) == 0xEF &&
+      static_cast<unsigned char>(text[1]) == 0xBB && static_cast<unsigned char>(text[2]) == 0xBF)
+    text.remove_prefix(3);
+  Diagnostics errors;
+  std::vector<MeasuredRun> runs;
+  std::vector<std::string> header;
+  int line_no = 0;
+  size_t pos = 0;
+  struct Column {
+    const char* name;
+    bool required;
+    int index = -1;
+  };
+  Column cols[] = {{"Parameters (billion)", false}, {"# GPUs", true},         {"global batch", true},
+                   {"micro batch", true},           {"hidden size", true},    {"attention heads", true},
+                   {"# layers", true},              {"sequence length", true}, {"tensor parallelism", true},
+                   {"data parallelism", true},      {"pipeline parallelism", true},
+                   {"iteration time (ms)", true}};
+  while (pos <= text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
+      if (end == text.size()) break;
+      continue;
+    }
+    auto cells = split_line(line);
+    if (header.empty()) {
+      header = cells;
+      for (auto& c : cols) {
+        for (size_t i = 0; i < header.size(); ++i)
+          if (header[i] == c.name) c.index = static_cast<int>(i);
+        if (c.required && c.index < 0)
+          errors.push_back(make_diagnostic("missing_column", "/header/" + std::string(c.name),
+                                           "the header has no column \"" + std::string(c.name) + "\""));
+      }
+      if (!errors.empty()) return errors;
+      continue;
+    }
+    MeasuredRun r;
+    r.line = line_no;
+    double values[12] = {};
+    bool ok = true;
+    for (int k = 0; k < 12; ++k) {
+      if (cols[k].index < 0) continue;
+      const std::string pointer = "/line/" + std::to_string(line_no) + "/" + cols[k].name;
+      if (cols[k].index >= static_cast<int>(cells.size())) {
+        errors.push_back(make_diagnostic("missing_value", pointer, "the line has too few columns"));
+        ok = false;
+        continue;
+      }
+      const std::string& s = cells[cols[k].index];
+      char* stop = nullptr;
+      const double v = std::strtod(s.c_str(), &stop);
+      if (s.empty() || stop != s.c_str() + s.size() || !std::isfinite(v) || v <= 0) {
+        errors.push_back(make_diagnostic("value", pointer, "must be a positive number, got \"" + s + "\""));
+        ok = false;
+        continue;
+      }
+      if (k >= 1 && k <= 10 && v != std::floor(v)) {
+        errors.push_back(make_diagnostic("value", pointer, "must be a whole number, got \"" + s + "\""));
+        ok = false;
+        continue;
+      }
+      values[k] = v;
+    }
+    if (!ok) continue;
+    r.params_billion = values[0];
+    r.num_gpus = static_cast<int>(values[1]);
+    r.global_batch = static_cast<int>(values[2]);
+    r.micro_batch = static_cast<int>(values[3]);
+    r.hidden = static_cast<int>(values[4]);
+    r.heads = static_cast<int>(values[5]);
+    r.layers = static_cast<int>(values[6]);
+    r.seq_len = static_cast<int>(values[7]);
+    r.tp = static_cast<int>(values[8]);
+    r.dp = static_cast<int>(values[9]);
+    r.pp = static_cast<int>(values[10]);
+    r.measured_ms = values[11];
+    runs.push_back(r);
+  }
+  if (header.empty()) errors.push_back(make_diagnostic("empty", "", "the file has no header line"));
+  else if (runs.empty() && errors.empty()) errors.push_back(make_diagnostic("empty", "", "the file has no runs"));
+  if (!errors.empty()) return errors;
+  return runs;
+}
+
+SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
+  SimConfig c;
+  ModelConfig& m = c.model;
+  m.name = "measured";
+  m.layers = run.layers;
+  m.hidden = run.hidden;
+  m.heads = run.heads;
+  m.kv_heads = run.heads;
+  m.seq_len = run.seq_len;
+  m.vocab = setup.vocab;
+  m.ffn_hidden = 4 * run.hidden;
+  m.mlp = Mlp::gelu;
+  m.tied_embeddings = true;
+  m.norm = Norm::layernorm;
+  m.position = PositionEmbedding::learned;
+  m.bias = true;
+  c.cluster.gpu = setup.gpu;
+  c.cluster.num_gpus = run.tp * run.pp * run.dp;
+  c.cluster.gpus_per_node = setup.gpus_per_node;
+  c.cluster.intra_node_GBps = setup.intra_node_GBps;
+  c.cluster.inter_node_Gbps = setup.inter_node_Gbps;
+  PlanConfig& p = c.plan;
+  p.tp = run.tp;
+  p.pp = run.pp;
+  p.dp = run.dp;
+  p.micro_batch = run.micro_batch;
+  p.global_batch = run.global_batch;
+  p.recompute = setup.recompute;
+  p.attention = setup.attention;
+  p.precision = setup.precision;
+  p.dp_overlap = setup.dp_overlap;
+  p.sequence_parallel = false;
+  p.virtual_stages = 1;
+  p.zero_stage = 0;
+  c.output.timeline = false;
+  return c;
+}
+
+Outcome<ValidationReport> validate_runs(const std::vector<MeasuredRun>& runs, const ValidationSetup& setup,
+                                        const Profile* profile) {
+  ValidationReport report;
+  Diagnostics errors;
+  double sum = 0;
+  for (const MeasuredRun& run : runs) {
+    const std::string where = "/line/" + std::to_string(run.line);
+    if (run.tp * run.pp * run.dp != run.num_gpus) {
+      errors.push_back(make_diagnostic("product", where + "/# GPUs",
+                                       "must equal tensor x data x pipeline parallelism (" +
+                                           std::to_string(run.tp * run.pp * run.dp) + ")"));
+      continue;
+    }
+    auto result = simulate(config_for_run(run, setup), profile);
+    if (!result.ok()) {
+      for (auto d : result.errors()) {
+        d.message = where + ": " + d.message;
+        d.pointer = where + d.pointer;
+        errors.push_back(d);
+      }
+      continue;
+    }
+    ValidationRow row;
+    row.run = run;
+    row.predicted_ms = result.value().iteration_time_s * 1e3;
+    row.error_percent = (row.predicted_ms - run.measured_ms) / run.measured_ms * 100.0;
+    sum += std::abs(row.error_percent);
+    report.max_abs_error_percent = std::max(report.max_abs_error_percent, std::abs(row.error_percent));
+    report.rows.push_back(row);
+  }
+  if (!errors.empty()) return errors;
+  report.mape_percent = report.rows.empty() ? 0.0 : sum / report.rows.size();
+  return report;
+}
+
+}  // namespace vtrain
