@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Everything `npm test` runs: install what is missing, build both targets, run the doctest suites
-# natively and under Node, then the JavaScript tests (CLI, WebAssembly module).
+# natively and under Node, then the JavaScript tests (CLI, WebAssembly module, JS library), then
+# build the web page and drive it in Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -9,5 +10,11 @@ echo "== doctest (native)"
 ctest --preset native
 echo "== doctest (WebAssembly under Node)"
 ctest --preset wasm
+echo "== golden numbers from the native CLI"
+node scripts/golden.mjs
 echo "== JavaScript tests"
 node --test tests/js/
+echo "== web page"
+bash scripts/build-web.sh
+echo "== end-to-end tests in Chromium (screenshots in build/screenshots)"
+node --test tests/e2e/

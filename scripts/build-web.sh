@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Builds the web calculator into build/web from web/ and the WebAssembly module in build/wasm
+# (run scripts/build.sh first).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -f build/wasm/vtrain.mjs ]; then
+  echo "build-web: build/wasm/vtrain.mjs is missing; run scripts/build.sh first" >&2
+  exit 1
+fi
+node_modules/.bin/vite build --config web/vite.config.js --logLevel warn
+echo "build-web: build/web"

@@ -1,0 +1,35 @@
+// vtrain in Node: the same calls as lib/vtrain.js, run in the calling thread (for tests and scripts).
+//
+//   import { loadVtrain } from './web/lib/node.js';
+//   const vtrain = await loadVtrain();
+//   const result = await vtrain.simulate({ model: 'gpt3-175b', plan: { tp: 8, pp: 8, dp: 16, global_batch: 1536 } });
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { callModule, unwrap, VtrainError } from './protocol.js';
+
+export { VtrainError };
+
+const defaultDir = fileURLToPath(new URL('../../build/wasm/', import.meta.url));
+
+/** Loads build/wasm/vtrain.mjs (or `options.dir`) and returns {simulate, explore, ...}. */
+export async function loadVtrain(options = {}) {
+  const dir = options.dir || defaultDir;
+  const { default: create } = await import(pathToFileURL(`${dir}/vtrain.mjs`).href);
+  // Node's fetch cannot read file URLs for this glue: hand it the bytes.
+  const mod = await create({ wasmBinary: await readFile(`${dir}/vtrain.wasm`) });
+  const call = async (name, input, opts = {}) => {
+    if (opts.signal && opts.signal.aborted) {
+      throw new VtrainError([{ code: 'cancelled', pointer: '', message: 'the run was cancelled' }]);
+    }
+    return unwrap(callModule(mod, name, input, opts.onProgress));
+  };
+  return {
+    version: await call('version'),
+    simulate: (config, opts) => call('simulate', config, opts),
+    validateConfig: (config, opts) => call('validateConfig', config, opts),
+    explore: (request, opts) => call('explore', request, opts),
+    presets: (opts) => call('presets', undefined, opts),
+    profiles: (opts) => call('profiles', undefined, opts),
+    terminate() {},
+  };
+}

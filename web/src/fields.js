@@ -1,0 +1,103 @@
+// Every input of the page: its section in the config, key, label, kind and help.
+// The JSON pointer of a field is /section/key, which is how the simulator names it in errors.
+
+const yesNo = [
+  ['false', 'no'],
+  ['true', 'yes'],
+];
+
+// How a field is named inside a message about another field ("must divide heads (96)").
+const SHORT = {
+  '/model/layers': 'layers', '/model/hidden': 'hidden size', '/model/heads': 'heads', '/model/kv_heads': 'KV heads',
+  '/model/ffn_hidden': 'FFN hidden size', '/model/seq_len': 'sequence length', '/model/vocab': 'vocabulary',
+  '/cluster/num_gpus': 'GPUs', '/cluster/gpus_per_node': 'GPUs per node', '/plan/tp': 'tp', '/plan/pp': 'pp',
+  '/plan/dp': 'dp', '/plan/micro_batch': 'micro-batch', '/plan/global_batch': 'global batch',
+  '/plan/virtual_stages': 'virtual stages', '/training/tokens': 'training tokens',
+};
+
+export const SECTIONS = [
+  { id: 'model', title: 'Model' },
+  { id: 'cluster', title: 'Cluster' },
+  { id: 'plan', title: 'Parallel plan' },
+  { id: 'training', title: 'Training' },
+];
+
+// kind: int | number | select | bool. `optional` number fields may be left empty (the profile's value).
+// `advanced` fields sit in a collapsed group of their section.
+export const FIELDS = [
+  { section: 'model', key: 'layers', label: 'Layers', kind: 'int' },
+  { section: 'model', key: 'hidden', label: 'Hidden size', kind: 'int' },
+  { section: 'model', key: 'heads', label: 'Attention heads', kind: 'int' },
+  { section: 'model', key: 'kv_heads', label: 'KV heads', kind: 'int', help: 'fewer than heads: grouped-query attention' },
+  { section: 'model', key: 'ffn_hidden', label: 'FFN hidden size', kind: 'int' },
+  { section: 'model', key: 'seq_len', label: 'Sequence length', kind: 'int', unit: 'tokens' },
+  { section: 'model', key: 'vocab', label: 'Vocabulary', kind: 'int', unit: 'entries' },
+  { section: 'model', key: 'mlp', wide: true, label: 'MLP', kind: 'select', options: [['gelu', 'GeLU (2 GEMMs)'], ['swiglu', 'SwiGLU (gated, 3 GEMMs)']] },
+  { section: 'model', key: 'tied_embeddings', label: 'Tied embeddings', kind: 'bool', advanced: true },
+  { section: 'model', key: 'norm', wide: true, label: 'Normalization', kind: 'select', options: [['layernorm', 'LayerNorm'], ['rmsnorm', 'RMSNorm']], advanced: true },
+  { section: 'model', key: 'position', wide: true, label: 'Position embedding', kind: 'select', options: [['learned', 'learned'], ['rope', 'rotary (RoPE)']], advanced: true },
+  { section: 'model', key: 'bias', label: 'Biases', kind: 'bool', advanced: true },
+  { section: 'model', key: 'vocab_pad_multiple', wide: true, label: 'Vocabulary padding', kind: 'int', advanced: true, help: 'padded to a multiple of this × tp' },
+
+  { section: 'cluster', key: 'gpu', wide: true, label: 'GPU', kind: 'select', options: [] },
+  { section: 'cluster', key: 'num_gpus', label: 'GPUs', kind: 'int', help: '= tp × pp × dp' },
+  { section: 'cluster', key: 'gpus_per_node', label: 'GPUs per node', kind: 'int' },
+  { section: 'cluster', key: 'intra_node_GBps', wide: true, label: 'Intra-node bandwidth', kind: 'number', unit: 'GB/s', optional: true, help: 'per GPU, per direction' },
+  { section: 'cluster', key: 'inter_node_Gbps', wide: true, label: 'Inter-node bandwidth', kind: 'number', unit: 'Gb/s', optional: true, help: 'per node, all NICs' },
+  { section: 'cluster', key: 'price_per_gpu_hour_usd', wide: true, label: 'Price per GPU-hour', kind: 'number', unit: 'USD' },
+
+  { section: 'plan', key: 'tp', label: 'Tensor parallel (tp)', kind: 'int' },
+  { section: 'plan', key: 'pp', label: 'Pipeline parallel (pp)', kind: 'int' },
+  { section: 'plan', key: 'dp', label: 'Data parallel (dp)', kind: 'int' },
+  { section: 'plan', key: 'micro_batch', label: 'Micro-batch', kind: 'int', unit: 'sequences' },
+  { section: 'plan', key: 'global_batch', label: 'Global batch', kind: 'int', unit: 'sequences' },
+  { section: 'plan', key: 'recompute', wide: true, label: 'Recomputation', kind: 'select', options: [['none', 'none'], ['selective', 'selective'], ['full', 'full']] },
+  { section: 'plan', key: 'virtual_stages', wide: true, label: 'Virtual stages', kind: 'int', help: '> 1: interleaved 1F1B' },
+  { section: 'plan', key: 'sequence_parallel', label: 'Sequence parallel', kind: 'bool' },
+  { section: 'plan', key: 'zero_stage', wide: true, label: 'ZeRO stage', kind: 'select', options: [['0', '0 (replicated)'], ['1', '1 (sharded optimizer)']] },
+  { section: 'plan', key: 'attention', wide: true, label: 'Attention', kind: 'select', options: [['flash', 'fused (flash)'], ['unfused', 'unfused']], advanced: true },
+  { section: 'plan', key: 'dp_overlap', label: 'Overlap gradient reduction', kind: 'bool', advanced: true },
+  { section: 'plan', key: 'precision', wide: true, label: 'Precision', kind: 'select', options: [['bf16', 'bf16'], ['fp16', 'fp16']], advanced: true },
+  { section: 'plan', key: 'placement', wide: true, label: 'Rank placement', kind: 'select', options: [['tp-dp-pp', 'tp, dp, pp'], ['tp-pp-dp', 'tp, pp, dp']], advanced: true, help: 'innermost first' },
+  { section: 'plan', key: 'p2p_overlap', label: 'Overlap pipeline sends', kind: 'bool', advanced: true },
+
+  { section: 'training', key: 'tokens', wide: true, label: 'Training tokens', kind: 'number', unit: 'tokens', help: 'e.g. 300e9' },
+];
+
+for (const f of FIELDS) {
+  f.pointer = `/${f.section}/${f.key}`;
+  f.id = `f-${f.section}-${f.key}`;
+  if (f.kind === 'bool') {
+    f.options = yesNo;
+    f.wide = true;
+  }
+}
+
+export const FIELD_BY_POINTER = new Map(FIELDS.map((f) => [f.pointer, f]));
+export const FIELD_BY_KEY = new Map(FIELDS.map((f) => [f.key, f]));
+export const MODEL_KEYS = FIELDS.filter((f) => f.section === 'model').map((f) => f.key);
+
+/** The field an error pointer belongs to: /plan/tp, or the nearest field above a deeper pointer. */
+export function fieldForPointer(pointer) {
+  if (!pointer) return null;
+  let p = pointer;
+  while (p) {
+    const f = FIELD_BY_POINTER.get(p);
+    if (f) return f;
+    p = p.slice(0, p.lastIndexOf('/'));
+  }
+  return null;
+}
+
+/**
+ * A simulator message as shown beside its field: without the leading "/plan/tp: " and with other
+ * fields' pointers replaced by their short names.
+ */
+export function fieldMessage(message, pointer) {
+  let m = String(message || '');
+  if (pointer && m.startsWith(`${pointer}: `)) m = m.slice(pointer.length + 2);
+  else if (m.startsWith('/: ')) m = m.slice(3);
+  m = m.replace(/\/(?:model|cluster|plan|training)\/[a-z_A-Z]+/g, (p) => SHORT[p] || (FIELD_BY_POINTER.get(p)?.label.toLowerCase() ?? p));
+  m = m.replace(/ x /g, ' × ');
+  return m.charAt(0).toUpperCase() + m.slice(1);
+}

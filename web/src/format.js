@@ -1,0 +1,93 @@
+// Numbers as people read them: units, a sensible number of digits, and a dash for anything that
+// is not a finite number (NaN and Infinity are never shown).
+
+export const DASH = '—';
+
+const finite = (x) => typeof x === 'number' && Number.isFinite(x);
+
+/** 3 significant digits, no trailing zeros beyond what the magnitude needs. */
+export function sig(x, digits = 3) {
+  if (!finite(x)) return DASH;
+  if (x === 0) return '0';
+  const a = Math.abs(x);
+  if (a >= 10 ** digits) return Math.round(x).toLocaleString('en-US');
+  const decimals = Math.max(0, digits - 1 - Math.floor(Math.log10(a)));
+  return x.toFixed(Math.min(decimals, 6));
+}
+
+/** Seconds with a unit that fits: 850 µs, 51.7 ms, 26.44 s, 4.2 min, 3.1 h. */
+export function duration(s) {
+  if (!finite(s)) return DASH;
+  const a = Math.abs(s);
+  if (a === 0) return '0 s';
+  if (a < 1e-3) return `${sig(s * 1e6)} µs`;
+  if (a < 1) return `${sig(s * 1e3)} ms`;
+  if (a < 100) return `${s.toFixed(a < 10 ? 3 : 2)} s`;
+  if (a < 3600) return `${sig(s / 60)} min`;
+  return `${sig(s / 3600)} h`;
+}
+
+export function days(d) {
+  if (!finite(d)) return DASH;
+  if (d < 1) return `${sig(d * 24)} h`;
+  return `${d < 100 ? d.toFixed(1) : Math.round(d).toLocaleString('en-US')} days`;
+}
+
+const SI = [
+  [1e12, 'T'],
+  [1e9, 'B'],
+  [1e6, 'M'],
+  [1e3, 'k'],
+];
+
+/** 119 k, 2.94 M, 175 B: counts with a magnitude suffix. */
+export function count(x, digits = 3) {
+  if (!finite(x)) return DASH;
+  const a = Math.abs(x);
+  for (const [v, s] of SI) if (a >= v) return `${sig(x / v, digits)} ${s}`;
+  return sig(x, digits);
+}
+
+export function usd(x) {
+  if (!finite(x)) return DASH;
+  if (Math.abs(x) < 1000) return `$${x.toFixed(2)}`;
+  return `$${count(x)}`;
+}
+
+export function percent(f, decimals = 1) {
+  if (!finite(f)) return DASH;
+  return `${(f * 100).toFixed(decimals)} %`;
+}
+
+export function gib(x) {
+  if (!finite(x)) return DASH;
+  return `${x < 10 ? x.toFixed(2) : x.toFixed(1)} GiB`;
+}
+
+export function tokensPerS(x) {
+  return finite(x) ? `${count(x)} tokens/s` : DASH;
+}
+
+/** Whole-number inputs shown back in a field: 1536, 300e9 stays readable. */
+export function fieldValue(x) {
+  if (typeof x === 'boolean') return String(x);
+  if (!finite(x)) return x == null ? '' : String(x);
+  for (const k of [12, 9]) {
+    if (Math.abs(x) >= 10 ** k && Number.isInteger(x / 10 ** k)) return `${x / 10 ** k}e${k}`;
+  }
+  return String(x);
+}
+
+/**
+ * Reads a number a person typed: "1536", "4.10", "300e9", "300B", "1.5T", "2,048".
+ * Returns a number or null.
+ */
+export function parseNumber(text) {
+  const t = String(text).trim().replace(/,/g, '').replace(/_/g, '');
+  if (t === '') return null;
+  const m = /^([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)\s*([kmbgt])?$/i.exec(t);
+  if (!m) return null;
+  const scale = { k: 1e3, m: 1e6, b: 1e9, g: 1e9, t: 1e12 }[(m[2] || '').toLowerCase()] || 1;
+  const v = Number(m[1]) * scale;
+  return Number.isFinite(v) ? v : null;
+}
