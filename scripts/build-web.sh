@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the web calculator into build/web from web/ and the WebAssembly module in build/wasm
-# (run scripts/build.sh first).
+# Builds the web calculator into build/web, and the JavaScript library on its own into
+# build/web/lib, from web/ and the WebAssembly module in build/wasm (run scripts/build.sh first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -f build/wasm/vtrain.mjs ]; then
@@ -8,4 +8,5 @@ if [ ! -f build/wasm/vtrain.mjs ]; then
   exit 1
 fi
 node_modules/.bin/vite build --config web/vite.config.js --logLevel warn
-echo "build-web: build/web"
+node_modules/.bin/vite build --config web/vite.lib.config.js --logLevel warn
+echo "build-web: build/web (the page), build/web/lib (the library on its own)"

@@ -260,6 +260,29 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     await embed.close();
   });
 
+  test('the library on its own (build/web/lib) runs in a worker and gives the CLI numbers', async () => {
+    const page = await newPage();
+    await page.goto(base);
+    const golden = cliGolden().cases.filter((c) => c.kind === 'model');
+    const got = await page.evaluate(async (cases) => {
+      const { createVtrain, VtrainError } = await import('./lib/vtrain.js');
+      const vtrain = await createVtrain();
+      const out = [];
+      for (const c of cases) out.push((await vtrain.simulate({ ...c.config, output: { timeline: false } })).iteration_time_s);
+      let error = null;
+      try {
+        await vtrain.simulate({ model: 'gpt3-175b', plan: { tp: 7 } });
+      } catch (e) {
+        error = { typed: e instanceof VtrainError, pointer: e.pointer, code: e.code };
+      }
+      vtrain.terminate();
+      return { out, error };
+    }, golden);
+    assert.deepEqual(got.out, golden.map((c) => c.expected.iteration_time_s));
+    assert.deepEqual(got.error, { typed: true, pointer: '/plan/tp', code: 'divisibility' });
+    await page.close();
+  });
+
   test('the page reads well on a phone', async () => {
     const page = await newPage({ width: 390, height: 844 });
     await open(page);

@@ -2,6 +2,7 @@
 // with a progress bar and a Cancel button, then shows time against cost and a sortable table.
 import * as fmt from './format.js';
 import { loadPlotly } from './charts.js';
+import { fieldForPointer } from './fields.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -111,8 +112,11 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors }) {
         setStatus('Sweep cancelled.');
         view.stale = true;
       } else {
-        if (e.errors) showErrors(e.errors);
-        setStatus(e.errors ? e.errors.map((x) => x.message).join(' ') : `The sweep failed: ${e.message}`, true);
+        // Errors about a field are shown beside it; the rest here.
+        const errors = e.errors || [{ code: 'internal', pointer: '', message: String(e.message || e) }];
+        if (errors.some((x) => fieldForPointer(x.pointer))) showErrors(errors);
+        const text = errors.map((x) => x.message).join(' ');
+        setStatus(`The sweep failed: ${text}`, true);
       }
       document.body.dataset.explore = 'stopped';
     } finally {

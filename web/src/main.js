@@ -426,16 +426,17 @@ function renderResult(r, seq) {
     r.cost_usd,
   );
   setKpi('kpi-mfu', fmt.percent(r.mfu), `HFU ${fmt.percent(r.hfu)}`, false, r.mfu);
-  setKpi('kpi-tps', fmt.tokensPerS(r.tokens_per_s), `${fmt.sig(r.tflops_per_gpu)} TFLOP/s per GPU`);
+  setKpi('kpi-tps', fmt.count(r.tokens_per_s), `${fmt.sig(r.tflops_per_gpu)} TFLOP/s per GPU`, false, r.tokens_per_s);
   setKpi(
     'kpi-mem',
     `${fmt.gib(r.memory_GiB.total)}`,
     r.fits_in_memory ? `fits in ${fmt.gib(r.memory_capacity_GiB)}` : `over the ${fmt.gib(r.memory_capacity_GiB)} capacity`,
     !r.fits_in_memory,
   );
-  const warnings = [...r.warnings.filter((w) => !w.startsWith('timeline'))];
+  const capital = (w) => w.charAt(0).toUpperCase() + w.slice(1);
+  const warnings = r.warnings.filter((w) => !w.startsWith('timeline')).map(capital);
   if (!r.fits_in_memory) {
-    warnings.unshift(`Stage ${r.memory_stage} needs ${fmt.gib(r.memory_GiB.total)} per GPU, more than the ${fmt.gib(r.memory_capacity_GiB)} a GPU has: this plan would run out of memory. Try more recomputation, ZeRO-1, or more pipeline stages.`);
+    warnings.push('This plan would run out of GPU memory. More recomputation, ZeRO-1 or more pipeline stages lower it; Explore plans lists the plans that fit.');
   }
   const list = $('warnings');
   list.textContent = '';
