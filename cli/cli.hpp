@@ -8,6 +8,7 @@
 
 #include "vtrain/diagnostics.hpp"
 #include "vtrain/simulate.hpp"
+#include "vtrain/validation.hpp"
 
 namespace vtrain::cli {
 
@@ -32,5 +33,11 @@ std::string format_money(double usd);
 
 int run_bench(const Args& args);
 int run_validate(const Args& args);
+int run_calibrate(const Args& args);
+
+// Shared by validate and calibrate.
+bool read_file(const std::string& path, std::string& text);
+bool apply_setup_options(const Args& args, ValidationSetup& setup);
+bool load_profile_option(const Args& args, Profile& out, bool& has);
 
 }  // namespace vtrain::cli

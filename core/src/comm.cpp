@@ -41,8 +41,8 @@ GroupShape group_shape(int size, int stride, int gpus_per_node) {
 
 namespace {
 
-// Latency and bus bandwidth of an intra-node all-reduce among n GPUs, interpolated in n.
-void intra_fit(const Profile& p, int n, double& latency_s, double& busbw_Bps) {
+// Floor, latency and bus bandwidth of an intra-node all-reduce among n GPUs, interpolated in n.
+void intra_fit(const Profile& p, int n, double& floor_s, double& latency_s, double& busbw_Bps) {
   const auto& t = p.intra_node;
   const IntraNodeCollective* lo = &t.front();
   const IntraNodeCollective* hi = &t.back();
@@ -56,6 +56,7 @@ void intra_fit(const Profile& p, int n, double& latency_s, double& busbw_Bps) {
   double w = 0;
   if (hi->gpus != lo->gpus) w = static_cast<double>(n - lo->gpus) / (hi->gpus - lo->gpus);
   w = std::clamp(w, 0.0, 1.0);
+  floor_s = (lo->min_time_us + w * (hi->min_time_us - lo->min_time_us)) * 1e-6;
   latency_s = (lo->latency_us + w * (hi->latency_us - lo->latency_us)) * 1e-6;
   busbw_Bps = (lo->busbw_GBps + w * (hi->busbw_GBps - lo->busbw_GBps)) * 1e9;
 }
@@ -75,12 +76,12 @@ double inter_half_s(const Profile& p, const Fabric& f, int k, double bytes) {
 
 double intra_s(const Profile& p, const Fabric& f, int n, CollectiveKind kind, double bytes) {
   if (n <= 1) return 0;
-  double latency = 0, busbw = 0;
-  intra_fit(p, n, latency, busbw);
+  double floor = 0, latency = 0, busbw = 0;
+  intra_fit(p, n, floor, latency, busbw);
   busbw *= f.intra_scale;
-  const double steps = (kind == CollectiveKind::all_reduce ? 2.0 : 1.0) * (n - 1) / n;
-  const double lat = kind == CollectiveKind::all_reduce ? latency : 0.5 * latency;
-  return lat + steps * bytes / busbw;
+  const double half = kind == CollectiveKind::all_reduce ? 1.0 : 0.5;
+  const double steps = 2.0 * half * (n - 1) / n;
+  return std::max(half * floor, half * latency + steps * bytes / busbw);
 }
 
 }  // namespace

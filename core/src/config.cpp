@@ -176,6 +176,7 @@ void parse_plan(const json* j, PlanConfig& p, Diagnostics& errors) {
   r.read_enum("placement", p.placement,
               {{"tp-dp-pp", Placement::tp_dp_pp}, {"tp-pp-dp", Placement::tp_pp_dp}});
   r.read("p2p_overlap", p.p2p_overlap);
+  r.read("grad_accumulation_fusion", p.grad_accumulation_fusion);
   r.finish();
 }
 
@@ -348,7 +349,8 @@ json to_json(const SimConfig& c) {
         {"attention", to_string(p.attention)},
         {"precision", to_string(p.precision)},
         {"placement", to_string(p.placement)},
-        {"p2p_overlap", p.p2p_overlap}}},
+        {"p2p_overlap", p.p2p_overlap},
+        {"grad_accumulation_fusion", p.grad_accumulation_fusion}}},
       {"training", {{"tokens", c.training.tokens}}},
       {"output", {{"timeline", c.output.timeline}}}};
   // Bandwidths not yet resolved against a profile stay implicit (the profile's).

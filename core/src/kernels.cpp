@@ -18,7 +18,9 @@ struct Shape {
   double heads_t, kv_t, d;  // query heads, kv heads per rank; head dim
   double f_t;               // MLP width per rank
   double vocab_t;           // padded vocabulary rows per rank
-  bool sp, dropout, swiglu, rope, flash, gqa;
+  double grad_bytes;        // bytes per element of the gradient buffers
+  bool sp, bias, swiglu, rope, flash, gqa, fused_accumulation;
+  bool fused_softmax;  // Megatron's fused causal softmax kernel applies to this shape
 };
 
 Kernel gemm(Part part, double m, double n, double k, double batch = 1) {
@@ -65,7 +67,7 @@ void region_entry_bwd(std::vector<Kernel>& v, const Shape& x) {
 
 double qkv_width(const Shape& x) { return (x.heads_t + 2.0 * x.kv_t) * x.d; }
 
-// Attention core: from q, k, v to the context, forward.
+// Attention core: from q, k, v to the context in [s, b, h] layout, forward.
 void attention_core_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
   const double bh = x.b * x.heads_t;  // (batch x heads) attention problems on this rank
   if (x.flash) {
@@ -79,10 +81,21 @@ void attention_core_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
     return;
   }
   if (x.gqa) v.push_back(mem(part, 2.0 * E * x.T * 2.0 * x.heads_t * x.d));  // expand k, v to all heads
-  v.push_back(gemm(part, x.s, x.s, x.d, bh));                   // scores = q k^T
-  v.push_back(mem(part, 2.0 * E * bh * x.s * x.s));             // scale, mask, softmax (fused)
-  if (x.dropout) v.push_back(mem(part, (2.0 * E + 1.0) * bh * x.s * x.s));  // attention dropout
+  v.push_back(gemm(part, x.s, x.s, x.d, bh));                   // scores = q k^T / sqrt(d)
+  const double scores = bh * x.s * x.s;
+  if (x.fused_softmax) {
+    v.push_back(mem(part, 2.0 * E * scores));  // scale, causal mask, softmax in one kernel
+  } else {
+    // PyTorch fallback: to fp32, scale, mask, softmax, back to 16 bits.
+    v.push_back(mem(part, (E + 4.0) * scores));
+    v.push_back(mem(part, 8.0 * scores));
+    v.push_back(mem(part, 8.0 * scores));
+    v.push_back(mem(part, 8.0 * scores));
+    v.push_back(mem(part, (4.0 + E) * scores));
+  }
+  if (x.bias) v.push_back(mem(part, (2.0 * E + 1.0) * bh * x.s * x.s));  // attention dropout
   v.push_back(gemm(part, x.s, x.d, x.s, bh));                   // context = probs v
+  v.push_back(mem(part, 2.0 * E * x.T * x.heads_t * x.d));      // [b, heads, s, d] -> [s, b, h] copy
 }
 
 void attention_core_bwd(std::vector<Kernel>& v, const Shape& x) {
@@ -97,14 +110,27 @@ void attention_core_bwd(std::vector<Kernel>& v, const Shape& x) {
     v.push_back(a);
     return;
   }
+  v.push_back(mem(Part::backward, 2.0 * E * x.T * x.heads_t * x.d));  // layout copy back
   v.push_back(gemm(Part::backward, x.s, x.s, x.d, bh));        // d probs = d context v^T
   v.push_back(gemm(Part::backward, x.s, x.d, x.s, bh));        // d v = probs^T d context
-  if (x.dropout) v.push_back(mem(Part::backward, (2.0 * E + 1.0) * bh * x.s * x.s));
-  v.push_back(mem(Part::backward, 3.0 * E * bh * x.s * x.s));  // softmax backward
+  if (x.bias) v.push_back(mem(Part::backward, (2.0 * E + 1.0) * bh * x.s * x.s));  // dropout
+  if (x.fused_softmax) {
+    v.push_back(mem(Part::backward, 3.0 * E * bh * x.s * x.s));  // softmax backward
+  } else {
+    const double scores = bh * x.s * x.s;
+    v.push_back(mem(Part::backward, (E + 4.0) * scores));  // gradient to fp32
+    v.push_back(mem(Part::backward, 12.0 * scores));       // softmax backward
+    v.push_back(mem(Part::backward, 8.0 * scores));        // mask and scale
+    v.push_back(mem(Part::backward, (4.0 + E) * scores));  // back to 16 bits
+  }
   v.push_back(gemm(Part::backward, x.s, x.d, x.s, bh));        // d q = d scores k
   v.push_back(gemm(Part::backward, x.s, x.d, x.s, bh));        // d k = d scores^T q
   if (x.gqa) v.push_back(mem(Part::backward, 2.0 * E * x.T * 2.0 * x.heads_t * x.d));  // sum to kv heads
+  v.push_back(mem(Part::backward, 2.0 * E * x.T * qkv_width(x)));  // q, k, v grads into one buffer
 }
+
+// Bias plus dropout plus residual add, fused (GPT style), or the plain residual add.
+double residual_fwd_bytes(const Shape& x) { return (3.0 * E + (x.bias ? 1.0 : 0.0)) * x.Tn * x.h; }
 
 void layer_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
   const double hq = x.heads_t * x.d;
@@ -112,44 +138,69 @@ void layer_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
   v.push_back(mem(part, 2.0 * E * x.Tn * x.h));  // input norm
   region_entry_fwd(v, x);
   v.push_back(gemm(part, x.T, qkv_width(x), x.h));  // fused q, k, v projection
+  if (x.bias) v.push_back(mem(part, 2.0 * E * x.T * qkv_width(x)));  // its bias
   if (x.rope) v.push_back(mem(part, 2.0 * E * x.T * (x.heads_t + x.kv_t) * x.d));
   attention_core_fwd(v, x, part);
   v.push_back(gemm(part, x.T, x.h, hq));  // attention output projection
   region_exit_fwd(v, x);
-  v.push_back(mem(part, (3.0 * E + (x.dropout ? 1.0 : 0.0)) * x.Tn * x.h));  // (dropout +) residual
+  v.push_back(mem(part, residual_fwd_bytes(x)));
   v.push_back(mem(part, 2.0 * E * x.Tn * x.h));  // post-attention norm
   region_entry_fwd(v, x);
   v.push_back(gemm(part, x.T, mlp_out, x.h));  // MLP up (and gate)
-  v.push_back(mem(part, (x.swiglu ? 3.0 : 2.0) * E * x.T * x.f_t));  // activation
+  v.push_back(mem(part, (x.swiglu ? 3.0 : 2.0) * E * x.T * x.f_t));  // (bias +) activation
   v.push_back(gemm(part, x.T, x.h, x.f_t));  // MLP down
   region_exit_fwd(v, x);
-  v.push_back(mem(part, (3.0 * E + (x.dropout ? 1.0 : 0.0)) * x.Tn * x.h));
+  v.push_back(mem(part, residual_fwd_bytes(x)));
 }
 
-// Data gradient then weight gradient of y = x W (W: k x n), for m rows.
-void linear_bwd(std::vector<Kernel>& v, double m, double n, double k) {
+// Weight gradient accumulation across micro-batches: a separate add per parameter tensor, or
+// fused into the weight-gradient GEMM (which then reads and writes the fp32 buffer).
+void accumulate(std::vector<Kernel>& v, const Shape& x, double params) {
+  if (x.fused_accumulation) return;
+  v.push_back(mem(Part::backward, params * (2.0 * x.grad_bytes + E)));
+}
+
+// Data gradient then weight gradient of y = x W (W: k x n), for m rows; with a bias, its
+// gradient is a reduction over the rows.
+void linear_bwd(std::vector<Kernel>& v, const Shape& x, double m, double n, double k, bool with_bias) {
   v.push_back(gemm(Part::backward, m, k, n));  // dX = dY W^T
-  v.push_back(gemm(Part::backward, k, n, m));  // dW = X^T dY, accumulated into the gradient
+  Kernel w = gemm(Part::backward, k, n, m);    // dW = X^T dY
+  if (x.fused_accumulation) w.bytes = 2.0 * x.grad_bytes * k * n;  // read-modify-write of the buffer
+  v.push_back(w);
+  accumulate(v, x, k * n);
+  if (with_bias) {
+    v.push_back(mem(Part::backward, E * m * n));
+    accumulate(v, x, n);
+  }
+}
+
+// Norm backward: input gradient, parameter gradient partials and their reduction, plus the
+// residual stream's gradient add.
+void norm_bwd(std::vector<Kernel>& v, const Shape& x) {
+  v.push_back(mem(Part::backward, 3.0 * E * x.Tn * x.h));
+  v.push_back(mem(Part::backward, E * x.Tn * x.h));
+  accumulate(v, x, (x.bias ? 2.0 : 1.0) * x.h);
+  v.push_back(mem(Part::backward, 3.0 * E * x.Tn * x.h));
 }
 
 void layer_bwd(std::vector<Kernel>& v, const Shape& x) {
   const double hq = x.heads_t * x.d;
   const double mlp_out = x.swiglu ? 2.0 * x.f_t : x.f_t;
-  v.push_back(mem(Part::backward, (2.0 * E + (x.dropout ? 1.0 : 0.0)) * x.Tn * x.h));
+  v.push_back(mem(Part::backward, (2.0 * E + (x.bias ? 1.0 : 0.0)) * x.Tn * x.h));  // dropout
   region_exit_bwd(v, x);
-  linear_bwd(v, x.T, x.h, x.f_t);  // MLP down
-  v.push_back(mem(Part::backward, (x.swiglu ? 5.0 : 3.0) * E * x.T * x.f_t));
-  linear_bwd(v, x.T, mlp_out, x.h);  // MLP up
+  linear_bwd(v, x, x.T, x.h, x.f_t, x.bias);  // MLP down (its bias lives in the fused add)
+  v.push_back(mem(Part::backward, (x.swiglu ? 5.0 : 3.0) * E * x.T * x.f_t));  // activation
+  linear_bwd(v, x, x.T, mlp_out, x.h, x.bias);  // MLP up
   region_entry_bwd(v, x);
-  v.push_back(mem(Part::backward, 5.0 * E * x.Tn * x.h));  // norm backward + residual gradient
-  v.push_back(mem(Part::backward, (2.0 * E + (x.dropout ? 1.0 : 0.0)) * x.Tn * x.h));
+  norm_bwd(v, x);
+  v.push_back(mem(Part::backward, (2.0 * E + (x.bias ? 1.0 : 0.0)) * x.Tn * x.h));
   region_exit_bwd(v, x);
-  linear_bwd(v, x.T, x.h, hq);  // output projection
+  linear_bwd(v, x, x.T, x.h, hq, x.bias);  // output projection
   attention_core_bwd(v, x);
   if (x.rope) v.push_back(mem(Part::backward, 2.0 * E * x.T * (x.heads_t + x.kv_t) * x.d));
-  linear_bwd(v, x.T, qkv_width(x), x.h);  // q, k, v projection
+  linear_bwd(v, x, x.T, qkv_width(x), x.h, x.bias);  // q, k, v projection
   region_entry_bwd(v, x);
-  v.push_back(mem(Part::backward, 5.0 * E * x.Tn * x.h));
+  norm_bwd(v, x);
 }
 
 }  // namespace
@@ -168,11 +219,17 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
   x.kv_t = static_cast<double>(m.kv_heads) / p.tp;
   x.f_t = static_cast<double>(m.ffn_hidden) / p.tp;
   x.vocab_t = static_cast<double>(padded_vocab(m, p.tp)) / p.tp;
-  x.dropout = m.bias;  // GPT-style models train with dropout; LLaMA-style ones without
+  x.grad_bytes = p.precision == Precision::bf16 ? 4.0 : 2.0;
+  x.bias = m.bias;  // GPT-style models: biases and dropout; LLaMA-style ones neither
   x.swiglu = m.mlp == Mlp::swiglu;
   x.rope = m.position == PositionEmbedding::rope;
   x.flash = p.attention == Attention::flash;
   x.gqa = m.kv_heads != m.heads;
+  x.fused_accumulation = p.grad_accumulation_fusion;
+  // Megatron's fused causal softmax needs 16 < s <= 2048, s % 4 == 0 and (batch x local heads) a
+  // multiple of the 4 attention rows one thread block handles; otherwise PyTorch's kernels run.
+  const long long attn_batches = static_cast<long long>(p.micro_batch) * (m.heads / p.tp);
+  x.fused_softmax = m.seq_len > 16 && m.seq_len <= 2048 && m.seq_len % 4 == 0 && attn_batches % 4 == 0;
 
   LayerKernels lk;
   layer_fwd(lk.layer_fwd, x, Part::forward);
@@ -190,9 +247,10 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
         coll(x.sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, x.T * x.h * E));
   }
   if (m.position == PositionEmbedding::learned) lk.embed_fwd.push_back(mem(Part::forward, 3.0 * E * x.Tn * x.h));
-  if (x.dropout) lk.embed_fwd.push_back(mem(Part::forward, (2.0 * E + 1.0) * x.Tn * x.h));
+  if (x.bias) lk.embed_fwd.push_back(mem(Part::forward, (2.0 * E + 1.0) * x.Tn * x.h));
   if (x.sp) lk.embed_bwd.push_back(coll(CollectiveKind::all_gather, x.T * x.h * E));
-  lk.embed_bwd.push_back(mem(Part::backward, (E + 2.0 * 4.0) * x.T * x.h));  // scatter-add rows
+  lk.embed_bwd.push_back(mem(Part::backward, (E + 2.0 * x.grad_bytes) * x.T * x.h));  // scatter-add rows
+  accumulate(lk.embed_bwd, x, x.vocab_t * x.h);
 
   // Head: final norm, logits against the (padded, vocabulary-parallel) output matrix, loss.
   lk.head_fwd.push_back(mem(Part::forward, 2.0 * E * x.Tn * x.h));
@@ -203,19 +261,21 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
   if (x.t > 1)
     for (int i = 0; i < 3; ++i) lk.head_fwd.push_back(coll(CollectiveKind::all_reduce, 4.0 * x.T));
   lk.head_bwd.push_back(mem(Part::backward, (4.0 + E) * x.T * x.vocab_t));  // softmax - one-hot
-  linear_bwd(lk.head_bwd, x.T, x.vocab_t, x.h);
+  linear_bwd(lk.head_bwd, x, x.T, x.vocab_t, x.h, false);
   if (x.t > 1) lk.head_bwd.push_back(
       coll(x.sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, x.T * x.h * E));
-  lk.head_bwd.push_back(mem(Part::backward, 5.0 * E * x.Tn * x.h));
+  norm_bwd(lk.head_bwd, x);
   return lk;
 }
 
-double gemm_s(const Profile& prof, double m, double n, double k, double batch) {
+double gemm_s(const Profile& prof, double m, double n, double k, double batch, double extra_bytes,
+              int* launches) {
+  if (launches) *launches = 1;
   for (const auto& t : prof.operator_table) {
     if (t.m == m && t.n == n && t.k == k && t.batch == batch) return t.time_us * 1e-6;
   }
   const double sms = prof.sm_count;
-  double best = 0;
+  double best = 0, best_split = 1;
   for (const GemmTile& tile : prof.gemm_tiles) {
     const double tiles_m = std::ceil(m / tile.m);
     const double tiles_n = std::ceil(n / tile.n);
@@ -229,30 +289,42 @@ double gemm_s(const Profile& prof, double m, double n, double k, double batch) {
       const double wave_fill = tiles / (waves * sms);
       const double k_eff = k_part / (k_part + prof.gemm_k_half);
       const double eff = tile.efficiency * fill * wave_fill * k_eff;
-      if (eff > best) best = eff;
+      if (eff > best) best = eff, best_split = split;
     }
   }
   const double peak = prof.peak_fp16_tflops * 1e12 * prof.gemm_max_efficiency;
   const double compute = 2.0 * m * n * k * batch / (peak * best);
-  const double traffic = E * (m * k + k * n + m * n) * batch / (prof.hbm_GBps * 1e9 * prof.memory_efficiency);
-  return std::max(compute, traffic) + prof.kernel_overhead_us * 1e-6;
+  const double hbm = prof.hbm_GBps * 1e9 * prof.memory_efficiency;
+  const double traffic = (E * (m * k + k * n + m * n) * batch + extra_bytes) / hbm;
+  double t = std::max(compute, traffic) + prof.kernel_overhead_us * 1e-6;
+  if (best_split > 1) {
+    // Split-K: fp32 partial products summed by a second kernel.
+    t += (best_split * 4.0 + E) * m * n * batch / hbm + prof.kernel_overhead_us * 1e-6;
+    if (launches) *launches = 1;  // cuBLAS's reduction launch is not counted: host time per GEMM
+  }
+  return t;
 }
 
 namespace {
 
-double kernel_s(const Kernel& k, const Profile& prof, const Fabric& fabric, const GroupShape& tp) {
+double kernel_s(Kernel& k, const Profile& prof, const Fabric& fabric, const GroupShape& tp) {
   const double overhead = prof.kernel_overhead_us * 1e-6;
   const double hbm = prof.hbm_GBps * 1e9 * prof.memory_efficiency;
   const double peak = prof.peak_fp16_tflops * 1e12;
   switch (k.kind) {
-    case KernelKind::gemm: return gemm_s(prof, k.m, k.n, k.k, k.batch);
+    case KernelKind::gemm: {
+      int launches = 1;
+      const double t = gemm_s(prof, k.m, k.n, k.k, k.batch, k.bytes, &launches);
+      k.launches = launches;
+      return t;
+    }
     case KernelKind::attention_fwd:
       return std::max(k.work_flops / (peak * prof.attention_fwd_efficiency), k.bytes / hbm) + overhead;
     case KernelKind::attention_bwd:
       return std::max(k.work_flops / (peak * prof.attention_bwd_efficiency), k.bytes / hbm) + overhead;
     case KernelKind::memory: return k.bytes / hbm + overhead;
     case KernelKind::collective:
-      return collective_s(prof, fabric, tp, k.collective, k.comm_bytes) + prof.collective_sync_us * 1e-6;
+      return collective_s(prof, fabric, tp, k.collective, k.comm_bytes);
   }
   return 0;
 }

@@ -21,10 +21,11 @@ struct Kernel {
   double m = 0, n = 0, k = 0, batch = 1;  // GEMM shape (elements); batch: independent GEMMs
   double model_flops = 0;   // FLOPs counted for MFU (dense attention convention)
   double work_flops = 0;    // FLOPs the kernel executes (causal attention skips masked blocks)
-  double bytes = 0;         // HBM traffic of memory-bound kernels (B)
+  double bytes = 0;         // HBM traffic of memory-bound kernels; extra traffic of a GEMM (B)
   CollectiveKind collective = CollectiveKind::all_reduce;
   double comm_bytes = 0;    // collective buffer size (B)
   double time_s = 0;        // filled by time_kernels()
+  double launches = 1;      // kernels the host launches for it (split-K GEMMs: 2)
 };
 
 // Kernels of one micro-batch through one layer / the embedding / the head, for one TP rank.
@@ -36,7 +37,9 @@ struct LayerKernels {
 LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p);
 
 // GEMM time on one GPU from the tile/wave model (or the profile's measured table), seconds.
-double gemm_s(const Profile& prof, double m, double n, double k, double batch);
+// `launches` (optional) receives the kernels it takes: 2 when the reduction is split.
+double gemm_s(const Profile& prof, double m, double n, double k, double batch, double extra_bytes = 0,
+              int* launches = nullptr);
 
 // Fills time_s of every kernel; `tp_group` is the tensor-parallel group's placement.
 void time_kernels(LayerKernels& lk, const Profile& prof, const Fabric& fabric, const GroupShape& tp_group);

@@ -3,6 +3,7 @@
 // stage has a compute stream and a send stream per direction; a block starts when its stream is
 // free and its input has arrived. Cost grows with stages x chunks x micro-batches only.
 
+#include <cstdint>
 #include <vector>
 
 namespace vtrain::detail {
@@ -11,6 +12,7 @@ namespace vtrain::detail {
 struct BlockProfile {
   double duration = 0;
   double forward = 0, backward = 0, recompute = 0, tp_comm = 0, host = 0;
+  bool operator==(const BlockProfile&) const = default;
 };
 
 enum class ScheduleBlock : unsigned char { forward, recompute, backward, pp_send };
@@ -34,6 +36,7 @@ struct PipelineInput {
   std::vector<double> send_fwd_s, send_bwd_s;
   bool blocking_sends = true;  // the sender's compute stream waits for its send to finish
   bool record = false;         // keep the per-stage block list
+  bool operator==(const PipelineInput&) const = default;
 };
 
 struct StageOutcome {
@@ -50,8 +53,20 @@ struct PipelineOutcome {
   bool ok = true;  // false only on an internal scheduling bug (deadlock)
 };
 
+// A global order of one iteration's blocks in which every block comes after the block producing
+// its input, each stage's blocks in their 1F1B order: the stage of each block. It depends on the
+// shape only, so simulations of one shape can share it.
+struct PipelineOrder {
+  int stages = 0, chunks = 0, micro_batches = 0;
+  std::vector<std::uint32_t> stage;  // per block, in order
+  bool ok = true;                    // false only on an internal scheduling bug (deadlock)
+};
+PipelineOrder order_blocks(int stages, int chunks, int micro_batches);
+
 // Runs the 1F1B (chunks == 1) or interleaved 1F1B schedule.
 void simulate_pipeline(const PipelineInput& in, PipelineOutcome& out);
+// The same along an order of the input's shape.
+void simulate_pipeline(const PipelineInput& in, const PipelineOrder& order, PipelineOutcome& out);
 
 // Order of blocks on one stage: (is_backward, chunk, micro_batch) for position `k`.
 struct ScheduledTask {

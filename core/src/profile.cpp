@@ -63,6 +63,10 @@ Outcome<Profile> parse_profile(const json& j) {
     r.read("memory_efficiency", p.memory_efficiency, 0.0, 1.0, true);
     r.read("kernel_overhead_us", p.kernel_overhead_us, 0.0, 1e6);
     r.read("host_issue_us", p.host_issue_us, 0.0, 1e6);
+    r.read("host_issue_backward_us", p.host_issue_backward_us, 0.0, 1e6);
+    r.read("host_layer_us", p.host_layer_us, 0.0, 1e7);
+    r.read("host_microbatch_us", p.host_microbatch_us, 0.0, 1e7);
+    r.read("iteration_overhead_ms", p.iteration_overhead_ms, 0.0, 1e6);
     r.read("optimizer_bytes_per_param", p.optimizer_bytes_per_param, 0.0, 1e4);
     r.finish();
   }
@@ -77,6 +81,7 @@ Outcome<Profile> parse_profile(const json& j) {
           IntraNodeCollective c;
           ObjectReader cr(&(*list)[i], r.at("intra_node") + "/" + std::to_string(i), e);
           cr.read("gpus", c.gpus, 2, 4096);
+          cr.read("min_time_us", c.min_time_us, 0.0, 1e7);
           cr.read("latency_us", c.latency_us, 0.0, 1e7);
           cr.read("busbw_GBps", c.busbw_GBps, 0.0, 1e6, true);
           cr.finish();
@@ -132,7 +137,10 @@ json to_json(const Profile& p) {
   for (const auto& t : p.gemm_tiles) tiles.push_back({{"m", t.m}, {"n", t.n}, {"efficiency", t.efficiency}});
   json intra = json::array();
   for (const auto& c : p.intra_node)
-    intra.push_back({{"gpus", c.gpus}, {"latency_us", c.latency_us}, {"busbw_GBps", c.busbw_GBps}});
+    intra.push_back({{"gpus", c.gpus},
+                     {"min_time_us", c.min_time_us},
+                     {"latency_us", c.latency_us},
+                     {"busbw_GBps", c.busbw_GBps}});
   json table = json::array();
   for (const auto& m : p.operator_table)
     table.push_back({{"op", m.op}, {"m", m.m}, {"n", m.n}, {"k", m.k}, {"batch", m.batch}, {"time_us", m.time_us}});
@@ -158,6 +166,10 @@ json to_json(const Profile& p) {
         {"memory_efficiency", p.memory_efficiency},
         {"kernel_overhead_us", p.kernel_overhead_us},
         {"host_issue_us", p.host_issue_us},
+        {"host_issue_backward_us", p.host_issue_backward_us},
+        {"host_layer_us", p.host_layer_us},
+        {"host_microbatch_us", p.host_microbatch_us},
+        {"iteration_overhead_ms", p.iteration_overhead_ms},
         {"optimizer_bytes_per_param", p.optimizer_bytes_per_param}}},
       {"communication",
        {{"intra_node", intra},

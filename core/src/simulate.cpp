@@ -7,6 +7,7 @@
 #include "kernels.hpp"
 #include "memory.hpp"
 #include "pipeline.hpp"
+#include "sim_scratch.hpp"
 
 namespace vtrain {
 
@@ -40,17 +41,42 @@ constexpr double kMaxTimelineBlocks = 250000;
 
 // Host and GPU as two timelines: the host spends host_issue_s issuing each kernel; a kernel runs
 // when it has been issued and the GPU is free. GPU idle time waiting for the host is overhead.
+struct HostCost {
+  double forward_s = 0;   // per kernel issued from the model's Python code (forward, recompute)
+  double backward_s = 0;  // per kernel issued by the autograd engine
+  double layer_s = 0;     // per forward pass through one layer's Python code (module calls)
+  double sync_s = 0;      // expected wait for the last rank of a collective when issue-bound
+  double microbatch_s = 0;  // per forward step: batch fetch and schedule bookkeeping
+};
+
+// Expected maximum of n independent standard normal variables: how far the last of n ranks
+// lags when each rank's host timing jitters independently.
+double expected_max_normal(int n) {
+  static const double table[] = {0.0, 0.0, 0.5642, 0.8463, 1.0294, 1.1630, 1.2672, 1.3522, 1.4236};
+  if (n <= 8) return table[std::max(n, 0)];
+  const double l = std::log(static_cast<double>(n));
+  const double a = std::sqrt(2 * l);
+  return a - (std::log(l) + std::log(4 * 3.141592653589793)) / (2 * a) + 0.5772 / a;
+}
+
 struct HostGpu {
   double host = 0, gpu = 0;
   BlockProfile acc;
 };
 
-void issue(HostGpu& st, const std::vector<Kernel>& ks, double host_issue_s) {
+// Issues kernels that cost the host `per_kernel_s` each.
+void issue(HostGpu& st, const std::vector<Kernel>& ks, double per_kernel_s, double sync_s) {
   for (const Kernel& k : ks) {
-    st.host += host_issue_s;
+    st.host += per_kernel_s * k.launches;
     if (st.host > st.gpu) {
       st.acc.host += st.host - st.gpu;
       st.gpu = st.host;
+    }
+    // A collective starts when every rank has issued it: where the GPU waits on the host, it
+    // also waits for the slowest rank.
+    if (k.kind == KernelKind::collective && st.host + sync_s > st.gpu) {
+      st.acc.tp_comm += st.host + sync_s - st.gpu;
+      st.gpu = st.host + sync_s;
     }
     st.gpu += k.time_s;
     switch (k.part) {
@@ -62,14 +88,16 @@ void issue(HostGpu& st, const std::vector<Kernel>& ks, double host_issue_s) {
   }
 }
 
-// Issues `a` then `b` `reps` times; once two repetitions cost the same the rest is extrapolated.
+// Issues `a` (forward-issued) then `b` (autograd-issued) `reps` times; once two repetitions cost the same the rest is extrapolated.
 void issue_layers(HostGpu& st, const std::vector<Kernel>& a, const std::vector<Kernel>& b, int reps,
-                  double host_issue_s) {
+                  const HostCost& host_issue_s, double layer_kernels) {
   HostGpu prev_inc{};
   for (int r = 0; r < reps; ++r) {
     const HostGpu before = st;
-    issue(st, a, host_issue_s);
-    issue(st, b, host_issue_s);
+    // The layer's Python code runs again for a recomputation, in proportion to what it redoes.
+    if (!a.empty()) st.host += host_issue_s.layer_s * static_cast<double>(a.size()) / layer_kernels;
+    issue(st, a, host_issue_s.forward_s, host_issue_s.sync_s);
+    issue(st, b, host_issue_s.backward_s, host_issue_s.sync_s);
     HostGpu inc;
     inc.host = st.host - before.host;
     inc.gpu = st.gpu - before.gpu;
@@ -103,19 +131,20 @@ BlockProfile finish(const HostGpu& st) {
 
 const std::vector<Kernel> kNone;
 
-BlockProfile forward_block(const LayerKernels& lk, int layers, bool first, bool last, double issue_s) {
+BlockProfile forward_block(const LayerKernels& lk, int layers, bool first, bool last, const HostCost& issue_s) {
   HostGpu st;
-  if (first) issue(st, lk.embed_fwd, issue_s);
-  issue_layers(st, lk.layer_fwd, kNone, layers, issue_s);
-  if (last) issue(st, lk.head_fwd, issue_s);
+  st.host = issue_s.microbatch_s;
+  if (first) issue(st, lk.embed_fwd, issue_s.forward_s, issue_s.sync_s);
+  issue_layers(st, lk.layer_fwd, kNone, layers, issue_s, static_cast<double>(lk.layer_fwd.size()));
+  if (last) issue(st, lk.head_fwd, issue_s.forward_s, issue_s.sync_s);
   return finish(st);
 }
 
-BlockProfile backward_block(const LayerKernels& lk, int layers, bool first, bool last, double issue_s) {
+BlockProfile backward_block(const LayerKernels& lk, int layers, bool first, bool last, const HostCost& issue_s) {
   HostGpu st;
-  if (last) issue(st, lk.head_bwd, issue_s);
-  issue_layers(st, lk.layer_recompute, lk.layer_bwd, layers, issue_s);
-  if (first) issue(st, lk.embed_bwd, issue_s);
+  if (last) issue(st, lk.head_bwd, issue_s.backward_s, issue_s.sync_s);
+  issue_layers(st, lk.layer_recompute, lk.layer_bwd, layers, issue_s, static_cast<double>(lk.layer_fwd.size()));
+  if (first) issue(st, lk.embed_bwd, issue_s.backward_s, issue_s.sync_s);
   return finish(st);
 }
 
@@ -142,6 +171,10 @@ bool stages_share_node(const PlanConfig& p, int gpus_per_node, int a, int b) {
 }  // namespace
 
 Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_override) {
+  return simulate(config, profile_override, nullptr);
+}
+
+Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_override, SimScratch* scratch) {
   const Profile* prof = profile_override ? profile_override : find_profile(config.cluster.gpu);
   if (!prof) {
     return Outcome<SimResult>::fail("unknown_gpu", "/cluster/gpu",
@@ -163,12 +196,15 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   r.micro_batches = M;
   const int gpn = cl.gpus_per_node;
   const Fabric fabric = make_fabric(*prof, cl);
-  const double issue_s = prof->host_issue_us * 1e-6;
+  const HostCost issue_s{prof->host_issue_us * 1e-6, prof->host_issue_backward_us * 1e-6,
+                         prof->host_layer_us * 1e-6,
+                         prof->collective_sync_us * 1e-6 * expected_max_normal(p.tp),
+                         prof->host_microbatch_us * 1e-6};
 
   // Kernels of one micro-batch, timed once: every layer of the plan has the same shapes.
   const GroupShape tp_group = group_shape(p.tp, 1, gpn);
-  LayerKernels lk = build_kernels(m, p);
-  time_kernels(lk, *prof, fabric, tp_group);
+  LayerKernels own_kernels;
+  const LayerKernels& lk = timed_kernels(config, *prof, fabric, tp_group, scratch, own_kernels);
   r.details.layer_forward_s = sum_time(lk.layer_fwd);
   r.details.layer_backward_s = sum_time(lk.layer_bwd);
   r.details.layer_recompute_s = sum_time(lk.layer_recompute);
@@ -221,8 +257,8 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
     r.details.p2p_send_s = std::max({r.details.p2p_send_s, in.send_fwd_s[s], in.send_bwd_s[s]});
   }
 
-  PipelineOutcome po;
-  simulate_pipeline(in, po);
+  PipelineOutcome own_pipeline;
+  const PipelineOutcome& po = run_pipeline(in, scratch, own_pipeline);
   if (!po.ok) return Outcome<SimResult>::fail("internal", "/plan", "/plan: the pipeline schedule deadlocked");
 
   // Gradient reduction over data-parallel replicas, the tied-embedding all-reduce, optimizer.
@@ -278,8 +314,10 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
                       : 0.0;
     r.details.optimizer_step_s = std::max(r.details.optimizer_step_s, opt_s[s]);
   }
+  // The host's once-per-iteration work (data loading, loss, bookkeeping) follows the step.
+  const double host_tail = prof->iteration_overhead_ms * 1e-3;
   double iteration = 0;
-  for (int s = 0; s < P; ++s) iteration = std::max(iteration, sync + opt_s[s] + gather_s[s]);
+  for (int s = 0; s < P; ++s) iteration = std::max(iteration, sync + opt_s[s] + gather_s[s] + host_tail);
   r.iteration_time_s = iteration;
 
   // Per-stage breakdown; every second of [0, iteration] lands in exactly one part.
@@ -292,12 +330,12 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
     b.backward = st.busy_backward;
     b.recompute = st.busy_recompute;
     b.tp_comm_exposed = st.busy_tp_comm;
-    b.host_overhead = st.busy_host;
+    b.host_overhead = st.busy_host + host_tail;
     b.pp_comm_exposed = st.pp_comm;
     b.dp_comm_exposed = (dp_end[s] - st.compute_end) + gather_s[s];
     b.embedding_comm_exposed = reduce_end[s] - dp_end[s];
     b.optimizer = opt_s[s];
-    b.pipeline_bubble = st.bubble + (sync - reduce_end[s]) + (iteration - (sync + opt_s[s] + gather_s[s]));
+    b.pipeline_bubble = st.bubble + (sync - reduce_end[s]) + (iteration - (sync + opt_s[s] + gather_s[s] + host_tail));
     const double busy = b.forward + b.backward + b.recompute + b.tp_comm_exposed + b.host_overhead;
     if (busy > busiest) {
       busiest = busy;

@@ -1,30 +1,82 @@
-// The Explore view: sweeps every plan of the current model and cluster in the sweep worker,
-// with a progress bar and a Cancel button, then shows time against cost and a sortable table.
+// The Explore view: sweeps the plans of the current model and cluster in the sweep worker, with a
+// progress bar and Cancel, then shows training time against cost and a sortable table.
 import * as fmt from './format.js';
 import { loadPlotly } from './charts.js';
 import { fieldForPointer } from './fields.js';
 
 const $ = (id) => document.getElementById(id);
 
-export function planLabel(p) {
+// Sweeps the simulator's case presets run as they were published; the page knows them by name.
+export const CASES = [
+  { name: 'mt-nlg', example: 'mt-nlg-530b', label: 'vTrain case study: MT-NLG 530B, the paper’s (t, d, p) grid' },
+];
+const MAX_ROWS = 1000; // table rows drawn at once; the rest are a sort away
+const MAX_PLANS = 50000; // a larger space is refused by the simulator with a message
+
+/** "tp 8 · pp 35 · dp 12 · mb 1 · full recompute"; `varying` limits it to the fields that differ. */
+export function planLabel(p, varying = null) {
+  const show = (k) => !varying || varying.has(k);
   const parts = [`tp ${p.tp}`, `pp ${p.pp}`, `dp ${p.dp}`];
-  if (p.virtual_stages > 1) parts.push(`v ${p.virtual_stages}`);
-  parts.push(`mb ${p.micro_batch}`);
-  if (p.recompute) parts.push(`recompute ${p.recompute}`);
-  if (p.sequence_parallel) parts.push('SP');
-  if (p.zero_stage) parts.push(`ZeRO-${p.zero_stage}`);
+  if (show('virtual_stages') && (p.virtual_stages > 1 || varying)) parts.push(`v ${p.virtual_stages}`);
+  if (show('micro_batch')) parts.push(`mb ${p.micro_batch}`);
+  if (show('recompute')) parts.push(`${p.recompute} recompute`);
+  if (show('sequence_parallel') && (p.sequence_parallel || varying)) parts.push(p.sequence_parallel ? 'SP' : 'no SP');
+  if (show('zero_stage') && (p.zero_stage || varying)) parts.push(`ZeRO-${p.zero_stage}`);
   return parts.join(' · ');
 }
 
+// The plan fields other than tp, pp and dp that take more than one value in a sweep.
+function varyingFields(plans) {
+  const out = new Set();
+  for (const k of ['virtual_stages', 'micro_batch', 'recompute', 'sequence_parallel', 'zero_stage']) {
+    if (new Set(plans.map((p) => p[k])).size > 1) out.add(k);
+  }
+  return out;
+}
+
+// Ticks at 1, 2 and 5 times the powers of ten inside [lo, hi], for a log axis.
+function logTicks(lo, hi, label) {
+  if (!(lo > 0) || !(hi > 0)) return {};
+  let steps = [1, 2, 5];
+  let vals = [];
+  for (let tries = 0; tries < 2; tries++) {
+    vals = [];
+    for (let e = Math.floor(Math.log10(lo)) - 1; e <= Math.ceil(Math.log10(hi)) + 1; e++) {
+      for (const m of steps) {
+        const v = m * 10 ** e;
+        if (v >= lo / 1.15 && v <= hi * 1.15) vals.push(Number(v.toPrecision(6)));
+      }
+    }
+    if (vals.length >= 3) break;
+    steps = [1, 1.5, 2, 3, 4, 5, 6, 7, 8, 9];
+  }
+  return { tickvals: vals, ticktext: vals.map(label) };
+}
+
+// 6000000 -> "6M", 1500 -> "1.5k", 20 -> "20": tick labels without trailing zeros.
+function tickNumber(v) {
+  for (const [scale, suffix] of [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'k']]) {
+    if (v >= scale) return `${Number((v / scale).toPrecision(3))}${suffix}`;
+  }
+  return String(Number(v.toPrecision(3)));
+}
+
+function status(p) {
+  if (!p.within_gpu_limit) return 'over budget';
+  if (!p.fits_in_memory) return 'does not fit';
+  if (!p.simulated) return 'not timed';
+  return p.pareto ? 'frontier' : 'fits';
+}
+
 const COLUMNS = [
-  { key: 'plan', label: 'Plan', value: (p) => planLabel(p), sort: (p) => [p.tp, p.pp, p.dp, p.virtual_stages || 1, p.micro_batch] },
+  { key: 'plan', label: 'Plan', value: (p, varying) => planLabel(p, varying), sort: (p) => [p.tp, p.pp, p.dp, p.virtual_stages, p.micro_batch] },
+  { key: 'num_gpus', label: 'GPUs', value: (p) => p.num_gpus.toLocaleString('en-US') },
   { key: 'iteration_time_s', label: 'Iteration', value: (p) => fmt.duration(p.iteration_time_s) },
   { key: 'training_days', label: 'Training', value: (p) => fmt.days(p.training_days) },
   { key: 'cost_usd', label: 'Cost', value: (p) => fmt.usd(p.cost_usd) },
-  { key: 'gpu_hours', label: 'GPU-hours', value: (p) => fmt.count(p.gpu_hours) },
   { key: 'mfu', label: 'MFU', value: (p) => fmt.percent(p.mfu) },
   { key: 'memory_GiB', label: 'Memory / GPU', value: (p) => fmt.gib(p.memory_GiB) },
-  { key: 'fits_in_memory', label: 'Fits', value: (p) => (p.fits_in_memory ? 'yes' : 'no') },
+  { key: 'status', label: 'Status', value: status, sort: (p) => [p.pareto ? 0 : p.simulated && p.fits_in_memory && p.within_gpu_limit ? 1 : 2, p.training_days] },
 ];
 
 function compare(a, b) {
@@ -35,24 +87,32 @@ function compare(a, b) {
     }
     return 0;
   }
+  // Missing numbers (plans not timed) sort last whatever the direction.
   const an = a == null || (typeof a === 'number' && !Number.isFinite(a));
   const bn = b == null || (typeof b === 'number' && !Number.isFinite(b));
   if (an || bn) return an === bn ? 0 : an ? 1 : -1;
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+const PLAN_KEYS = ['tp', 'pp', 'dp', 'virtual_stages', 'micro_batch', 'recompute', 'sequence_parallel', 'zero_stage'];
+
 function samePlan(a, b) {
-  return ['tp', 'pp', 'dp', 'micro_batch', 'recompute', 'sequence_parallel', 'zero_stage'].every((k) => a[k] === b[k]) &&
-    (a.virtual_stages || 1) === (b.virtual_stages || 1);
+  return PLAN_KEYS.every((k) => a[k] === b[k]);
 }
 
-export function createExploreView({ app, openPlan, buildConfig, showErrors }) {
+function feasible(p) {
+  return p.simulated && p.fits_in_memory && p.within_gpu_limit;
+}
+
+export function createExploreView({ app, openPlan, buildConfig, showErrors, onSettingsChange }) {
   const view = {
     result: null,
     stale: true,
     running: null, // AbortController of the sweep in flight
-    sort: { key: 'training_days', dir: 1 },
-    startedAt: 0,
+    sort: { key: 'status', dir: 1 },
+    space: 'grid',
+    budget: '', // '' follows the cluster's GPU count
+    unfit: true,
   };
 
   const runButton = $('explore-run');
@@ -60,7 +120,12 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors }) {
   const progress = $('explore-progress');
   const progressWrap = $('explore-progress-wrap');
   const progressText = $('explore-progress-text');
-  const status = $('explore-status');
+  const statusLine = $('explore-status');
+  const spaceSelect = $('explore-space');
+  const budgetInput = $('explore-budget');
+  const unfitBox = $('explore-unfit');
+
+  for (const c of CASES) spaceSelect.append(new Option(c.label, c.name));
 
   function setProgress(fraction) {
     const f = Math.max(0, Math.min(1, Number.isFinite(fraction) ? fraction : 0));
@@ -69,15 +134,65 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors }) {
   }
 
   function setStatus(text, bad = false) {
-    status.textContent = text;
-    status.classList.toggle('bad', bad);
+    statusLine.textContent = text;
+    statusLine.classList.toggle('bad', bad);
+  }
+
+  function budget() {
+    const text = String(view.budget || app.values.num_gpus || '').trim();
+    const v = fmt.parseNumber(text);
+    return v != null && Number.isInteger(v) && v > 0 ? v : null;
+  }
+
+  function showSettings() {
+    spaceSelect.value = view.space;
+    budgetInput.value = view.budget || String(app.values.num_gpus || '');
+    unfitBox.checked = view.unfit;
+    const v = app.values;
+    const b = budget();
+    const model = app.models.find((m) => m.name === app.preset);
+    const gpu = app.profiles.find((p) => p.name === v.gpu);
+    const tokens = fmt.parseNumber(v.tokens || '');
+    const batch = fmt.parseNumber(v.global_batch || '');
+    $('explore-intro').textContent = `Plans for ${model ? model.description : 'this model'} on at most ${b ? b.toLocaleString('en-US') : '?'} × ${gpu ? gpu.display_name.replace(/^NVIDIA /, '') : v.gpu} (global batch ${batch ? batch.toLocaleString('en-US') : '?'}, ${tokens ? fmt.count(tokens) : '?'} tokens): training time against cost.`;
+  }
+
+  // The request: the inputs, a GPU budget, and which plans to try.
+  function request() {
+    const { config, errors } = buildConfig();
+    const b = budget();
+    const budgetErr = $('explore-budget-err');
+    budgetErr.hidden = b != null;
+    budgetErr.textContent = b != null ? '' : 'Enter a whole number of GPUs';
+    budgetInput.setAttribute('aria-invalid', String(b == null));
+    if (errors.length || b == null) return { errors: errors.length ? errors : [{ pointer: '', message: 'the GPU budget' }] };
+    const p = config.plan;
+    const explore = { simulate_unfit: view.unfit, max_plans: MAX_PLANS };
+    if (view.space === 'grid') {
+      Object.assign(explore, {
+        virtual_stages: [p.virtual_stages],
+        micro_batch: [p.micro_batch],
+        recompute: [p.recompute],
+        sequence_parallel: [p.sequence_parallel],
+        zero_stage: [p.zero_stage],
+      });
+    }
+    const req = { ...config, cluster: { ...config.cluster, num_gpus: b }, explore, output: undefined };
+    delete req.output;
+    const known = CASES.find((c) => c.name === view.space);
+    if (known) {
+      // The case's grid applied to the current inputs (a merge patch over the case).
+      req.case = known.name;
+      req.explore = { simulate_unfit: view.unfit };
+    }
+    return { request: req };
   }
 
   async function run() {
     if (view.running) view.running.abort();
-    const { config, errors } = buildConfig();
-    if (errors.length) {
-      showErrors(errors);
+    const { request: req, errors } = request();
+    if (errors) {
+      if (errors.some((x) => fieldForPointer(x.pointer))) showErrors(errors);
       setStatus('Fix the marked inputs, then explore.', true);
       return;
     }
@@ -92,18 +207,17 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors }) {
     document.body.dataset.explore = 'running';
     const t0 = performance.now();
     try {
-      const result = await app.vtrain.explore({ ...config, output: { timeline: false } }, {
-        signal: controller.signal,
-        onProgress: setProgress,
-      });
+      const result = await app.vtrain.explore(req, { signal: controller.signal, onProgress: setProgress });
       if (view.running !== controller) return;
       const ms = performance.now() - t0;
       setProgress(1);
       view.result = result;
-      view.lastMs = ms;
-      const n = result.plans.length;
-      const fit = result.plans.filter((p) => p.fits_in_memory).length;
-      setStatus(`${n} plans simulated in ${fmt.duration(ms / 1000)}; ${fit} fit in memory, ${result.pareto.length} on the time–cost frontier (★).`);
+      view.ms = ms;
+      const s = result.stats;
+      const parts = [`${s.plans.toLocaleString('en-US')} plans in ${fmt.duration(ms / 1000)}`];
+      parts.push(`${s.feasible.toLocaleString('en-US')} can run (fit in memory and the GPU budget)`);
+      if (result.pareto.length) parts.push(`${result.pareto.length} on the time–cost frontier (★)`);
+      setStatus(`${parts.join('; ')}.`);
       render();
       document.body.dataset.explore = 'done';
     } catch (e) {
@@ -115,8 +229,7 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors }) {
         // Errors about a field are shown beside it; the rest here.
         const errors = e.errors || [{ code: 'internal', pointer: '', message: String(e.message || e) }];
         if (errors.some((x) => fieldForPointer(x.pointer))) showErrors(errors);
-        const text = errors.map((x) => x.message).join(' ');
-        setStatus(`The sweep failed: ${text}`, true);
+        setStatus(`The sweep failed: ${errors.map((x) => x.message).join(' ')}`, true);
       }
       document.body.dataset.explore = 'stopped';
     } finally {
@@ -129,79 +242,97 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors }) {
     }
   }
 
-  function bestCard(title, plan, note) {
-    const card = document.createElement('div');
-    card.className = 'kpi';
+  function card(title, plan, note) {
+    const box = document.createElement('div');
+    box.className = 'kpi';
     const label = document.createElement('span');
     label.className = 'kpi-label';
     label.textContent = title;
     const value = document.createElement('span');
     value.className = 'kpi-value';
-    value.textContent = plan.training_days != null ? `${fmt.days(plan.training_days)} · ${fmt.usd(plan.cost_usd)}` : fmt.duration(plan.iteration_time_s);
+    value.textContent = plan.simulated ? `${fmt.days(plan.training_days)} · ${fmt.usd(plan.cost_usd)}` : fmt.DASH;
     const sub = document.createElement('span');
     sub.className = 'kpi-sub';
-    sub.textContent = `${planLabel(plan)}${note ? ` · ${note}` : ''}`;
+    sub.textContent = `${planLabel(plan)} · ${plan.num_gpus.toLocaleString('en-US')} GPUs${note ? ` · ${note}` : ''}`;
     const open = document.createElement('button');
     open.type = 'button';
     open.textContent = 'Open in Plan view';
     open.addEventListener('click', () => openPlan(plan));
-    card.append(label, value, sub, open);
-    return card;
+    box.append(label, value, sub, open);
+    return box;
+  }
+
+  function current() {
+    const r = view.result;
+    if (!r || !app.result) return null;
+    return r.plans.find((p) => samePlan(p, app.result.config.plan)) || null;
   }
 
   function renderBest() {
     const box = $('explore-best');
     box.textContent = '';
     const r = view.result;
-    if (r.best_time) box.append(bestCard('Fastest plan that fits', r.best_time));
-    if (r.best_cost) box.append(bestCard('Cheapest plan that fits', r.best_cost));
-    if (r.baseline) box.append(bestCard('Your plan', r.baseline, r.baseline.fits_in_memory ? '' : 'does not fit'));
+    if (r.best_time) box.append(card('Fastest plan', r.best_time));
+    if (r.best_cost && (!r.best_time || r.best_cost.index !== r.best_time.index)) box.append(card('Cheapest plan', r.best_cost));
+    const mine = current() || r.baseline;
+    if (mine) box.append(card('Your plan', mine, feasible(mine) ? '' : status(mine)));
+    if (!r.best_time) {
+      const p = document.createElement('p');
+      p.className = 'status bad';
+      p.textContent = 'No plan in this space can run: none fits in GPU memory within the GPU budget. Raise the budget, allow more recomputation, or try every plan.';
+      box.append(p);
+    }
   }
 
   function xy(p) {
-    return [p.training_days ?? p.iteration_time_s, p.cost_usd ?? p.gpu_hours];
+    return [p.training_days, p.cost_usd];
   }
 
   async function renderScatter() {
     const r = view.result;
     const el = $('chart-scatter');
     $('explore-figure').hidden = false;
-    const hasDays = r.plans.some((p) => p.training_days != null);
-    const hasCost = r.plans.some((p) => p.cost_usd != null);
-    const groups = [
-      { name: 'does not fit in memory', plans: r.plans.filter((p) => !p.fits_in_memory), marker: { color: '#b8bec7', size: 7, opacity: 0.6 } },
-      { name: 'fits', plans: r.plans.filter((p) => p.fits_in_memory && !p.pareto), marker: { color: '#4c78a8', size: 8, opacity: 0.8 } },
-      {
-        name: 'time–cost frontier',
-        plans: r.plans.filter((p) => p.pareto).sort((a, b) => compare(xy(a)[0], xy(b)[0])),
-        marker: { color: '#e45756', size: 11, symbol: 'star', line: { color: '#7a1f1a', width: 1 } },
+    const timed = r.plans.map((p, i) => [p, i]).filter(([p]) => p.simulated && p.training_days > 0 && p.cost_usd > 0);
+    const hover = ([p]) => `${planLabel(p)} · ${p.num_gpus.toLocaleString('en-US')} GPUs<br>${fmt.days(p.training_days)} · ${fmt.usd(p.cost_usd)} · MFU ${fmt.percent(p.mfu)}<br>iteration ${fmt.duration(p.iteration_time_s)} · ${fmt.gib(p.memory_GiB)} per GPU${feasible(p) ? '' : ` · ${status(p)}`}`;
+    const group = (name, items, style) => ({
+      type: 'scatter',
+      mode: 'markers',
+      name: `${name} (${items.length})`,
+      x: items.map(([p]) => xy(p)[0]),
+      y: items.map(([p]) => xy(p)[1]),
+      customdata: items.map(([, i]) => i),
+      text: items.map(hover),
+      hovertemplate: '%{text}<extra></extra>',
+      ...style,
+    });
+    const frontier = timed.filter(([p]) => p.pareto).sort((a, b) => compare(xy(a[0])[0], xy(b[0])[0]));
+    const traces = [];
+    const over = timed.filter(([p]) => !p.within_gpu_limit);
+    const unfit = timed.filter(([p]) => p.within_gpu_limit && !p.fits_in_memory);
+    const ok = timed.filter(([p]) => feasible(p) && !p.pareto);
+    if (over.length) traces.push(group('over the GPU budget', over, { marker: { color: '#c3c8cf', size: 7, symbol: 'x-thin', line: { color: '#aab1ba', width: 1.5 } } }));
+    if (unfit.length) traces.push(group('does not fit in memory', unfit, { marker: { color: '#c3c8cf', size: 7, opacity: 0.8 } }));
+    if (ok.length) traces.push(group('can run', ok, { marker: { color: '#4c78a8', size: 8, opacity: 0.75 } }));
+    if (frontier.length) {
+      traces.push(group('time–cost frontier', frontier, {
         mode: 'lines+markers',
+        marker: { color: '#e45756', size: 12, symbol: 'star', line: { color: '#8c2a25', width: 1 } },
         line: { color: '#e45756', width: 1.5, dash: 'dot', shape: 'hv' },
-      },
-    ];
-    const traces = groups
-      .filter((g) => g.plans.length)
-      .map((g) => ({
-        type: 'scatter',
-        mode: g.mode || 'markers',
-        name: g.name,
-        x: g.plans.map((p) => xy(p)[0]),
-        y: g.plans.map((p) => xy(p)[1]),
-        customdata: g.plans.map((p) => r.plans.indexOf(p)),
-        text: g.plans.map((p) => `${planLabel(p)}<br>${fmt.days(p.training_days)} · ${fmt.usd(p.cost_usd)} · MFU ${fmt.percent(p.mfu)}<br>iteration ${fmt.duration(p.iteration_time_s)} · ${fmt.gib(p.memory_GiB)} per GPU${p.fits_in_memory ? '' : ' (does not fit)'}`),
-        hovertemplate: '%{text}<extra></extra>',
-        marker: g.marker,
-        line: g.line,
       }));
-    const base = r.baseline;
-    if (base) {
-      const [bx, by] = xy(base);
+    }
+    const mine = current() || r.baseline;
+    if (mine && mine.simulated) {
       traces.push({
-        type: 'scatter', mode: 'markers', name: 'your plan', x: [bx], y: [by],
-        marker: { color: 'rgba(0,0,0,0)', size: 18, line: { color: '#1c2430', width: 2 } },
-        hovertemplate: `your plan: ${planLabel(base)}<extra></extra>`,
+        type: 'scatter', mode: 'markers', name: 'your plan', x: [mine.training_days], y: [mine.cost_usd],
+        customdata: [r.plans.findIndex((p) => samePlan(p, mine))],
+        marker: { color: 'rgba(0,0,0,0)', size: 20, line: { color: '#1c2430', width: 2 } },
+        hovertemplate: `your plan: ${planLabel(mine)}<extra></extra>`,
       });
     }
+    const xs = timed.map(([p]) => p.training_days);
+    const ys = timed.map(([p]) => p.cost_usd);
+    const xTicks = logTicks(Math.min(...xs), Math.max(...xs), (v) => `${tickNumber(v)} d`);
+    const yTicks = logTicks(Math.min(...ys), Math.max(...ys), (v) => `$${tickNumber(v)}`);
     const Plotly = await loadPlotly();
     await Plotly.react(
       el,
@@ -210,10 +341,10 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors }) {
         font: { family: 'system-ui, -apple-system, Segoe UI, Roboto, Arial, sans-serif', size: 12, color: '#1c2430' },
         paper_bgcolor: 'rgba(0,0,0,0)',
         plot_bgcolor: 'rgba(0,0,0,0)',
-        margin: { l: 70, r: 12, t: 8, b: 46 },
-        xaxis: { title: { text: hasDays ? 'training time (days)' : 'iteration time (s)' }, type: 'log', zeroline: false },
-        yaxis: { title: { text: hasCost ? 'cost (USD)' : 'GPU-hours' }, type: 'log', tickprefix: hasCost ? '$' : '', zeroline: false },
-        legend: { orientation: 'h', y: 1.0, yanchor: 'bottom', x: 0 },
+        margin: { l: 70, r: 14, t: 10, b: 96 },
+        xaxis: { title: { text: 'training time' }, type: 'log', zeroline: false, ...xTicks },
+        yaxis: { title: { text: 'cost' }, type: 'log', zeroline: false, ...yTicks },
+        legend: { orientation: 'h', x: 0, y: 0, yref: 'container', yanchor: 'bottom' },
         hovermode: 'closest',
       },
       { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['select2d', 'lasso2d', 'autoScale2d'] },
@@ -222,10 +353,10 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors }) {
       el.dataset.wired = '1';
       el.on('plotly_click', (ev) => {
         const pt = ev.points && ev.points[0];
-        if (pt && Number.isInteger(pt.customdata)) openPlan(view.result.plans[pt.customdata]);
+        if (pt && Number.isInteger(pt.customdata) && pt.customdata >= 0) openPlan(view.result.plans[pt.customdata]);
       });
     }
-    document.body.dataset.scatter = String(Date.now());
+    document.body.dataset.scatter = String(performance.now());
   }
 
   function renderTable() {
@@ -238,33 +369,49 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors }) {
     for (const col of COLUMNS) {
       const th = document.createElement('th');
       th.scope = 'col';
-      if (view.sort.key === col.key) th.setAttribute('aria-sort', view.sort.dir > 0 ? 'ascending' : 'descending');
+      th.setAttribute('aria-sort', view.sort.key === col.key ? (view.sort.dir > 0 ? 'ascending' : 'descending') : 'none');
       const b = document.createElement('button');
       b.type = 'button';
       b.textContent = col.label;
       b.addEventListener('click', () => {
         view.sort = { key: col.key, dir: view.sort.key === col.key ? -view.sort.dir : 1 };
         renderTable();
+        head.querySelector(`th:nth-child(${COLUMNS.indexOf(col) + 1}) button`).focus();
       });
       th.append(b);
       tr.append(th);
     }
-    const col = COLUMNS.find((c) => c.key === view.sort.key) || COLUMNS[2];
+    const col = COLUMNS.find((c) => c.key === view.sort.key) || COLUMNS[3];
     const key = col.sort || ((p) => p[col.key]);
-    const rows = [...r.plans].sort((a, b) => view.sort.dir * compare(key(a), key(b)) || compare(a.iteration_time_s, b.iteration_time_s));
+    const dir = view.sort.dir;
+    const rows = [...r.plans].sort((a, b) => {
+      const ka = key(a);
+      const kb = key(b);
+      const missing = compare(ka, kb);
+      // Missing values stay last in both directions.
+      const aMissing = ka == null;
+      const bMissing = kb == null;
+      if (aMissing || bMissing) return missing;
+      return dir * missing || compare(a.training_days, b.training_days);
+    });
     const body = table.tBodies[0];
     body.textContent = '';
-    for (const p of rows) {
+    const mine = current();
+    const varying = varyingFields(r.plans);
+    for (const p of rows.slice(0, MAX_ROWS)) {
       const row = body.insertRow();
-      row.className = `${p.fits_in_memory ? '' : 'infeasible'}${p.pareto ? ' pareto' : ''}`;
+      row.className = `${feasible(p) ? '' : 'infeasible'}${p.pareto ? ' pareto' : ''}${mine && samePlan(p, mine) ? ' mine' : ''}`;
       row.tabIndex = 0;
-      row.title = 'Open this plan';
-      for (const c of COLUMNS) row.insertCell().textContent = c.value(p);
+      row.title = `Open ${planLabel(p)}`;
+      for (const c of COLUMNS) row.insertCell().textContent = c.value(p, varying);
       row.addEventListener('click', () => openPlan(p));
       row.addEventListener('keydown', (e) => {
         if (e.key === 'Enter') openPlan(p);
       });
     }
+    $('explore-caption').textContent = rows.length > MAX_ROWS
+      ? `The first ${MAX_ROWS.toLocaleString('en-US')} of ${rows.length.toLocaleString('en-US')} plans by the sorted column. Click a column to sort, a row to open the plan.`
+      : `All ${rows.length.toLocaleString('en-US')} plans. Click a column to sort, a row to open the plan.`;
   }
 
   function render() {
@@ -274,15 +421,41 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors }) {
   }
 
   function csv() {
-    const keys = ['tp', 'pp', 'dp', 'virtual_stages', 'micro_batch', 'recompute', 'sequence_parallel', 'zero_stage', 'num_gpus',
-      'iteration_time_s', 'training_days', 'gpu_hours', 'cost_usd', 'energy_MWh', 'mfu', 'memory_GiB', 'fits_in_memory', 'pareto'];
+    const keys = [...PLAN_KEYS, 'num_gpus', 'iteration_time_s', 'training_days', 'gpu_hours', 'cost_usd', 'energy_MWh', 'mfu',
+      'memory_GiB', 'fits_in_memory', 'within_gpu_limit', 'simulated', 'pareto'];
     const cell = (v) => (v == null || (typeof v === 'number' && !Number.isFinite(v)) ? '' : String(v));
     return `${[keys.join(','), ...view.result.plans.map((p) => keys.map((k) => cell(p[k])).join(','))].join('\n')}\n`;
+  }
+
+  function settingsChanged() {
+    view.stale = true;
+    showSettings();
+    onSettingsChange();
+    if (!$('view-explore').hidden) run();
   }
 
   runButton.addEventListener('click', run);
   cancelButton.addEventListener('click', () => {
     if (view.running) view.running.abort();
+  });
+  spaceSelect.addEventListener('change', () => {
+    view.space = spaceSelect.value;
+    const known = CASES.find((c) => c.name === view.space);
+    // A case study starts from its example's inputs.
+    if (known && app.loadExampleByName) {
+      view.budget = '';
+      app.loadExampleByName(known.example);
+    }
+    settingsChanged();
+  });
+  budgetInput.addEventListener('change', () => {
+    const text = budgetInput.value.trim();
+    view.budget = text === String(app.values.num_gpus || '') ? '' : text;
+    settingsChanged();
+  });
+  unfitBox.addEventListener('change', () => {
+    view.unfit = unfitBox.checked;
+    settingsChanged();
   });
 
   return {
@@ -291,16 +464,38 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors }) {
     },
     csv,
     run,
+    /** Settings for the URL: {space, budget, unfit}. */
+    settings() {
+      return { space: view.space, budget: view.budget, unfit: view.unfit };
+    },
+    applySettings({ space, budget: b, unfit }) {
+      if (space && (space === 'grid' || space === 'all' || CASES.some((c) => c.name === space))) view.space = space;
+      if (b != null) view.budget = b;
+      if (unfit != null) view.unfit = unfit;
+      showSettings();
+    },
     /** The view became visible: sweep when the inputs changed since the last sweep. */
     shown() {
+      showSettings();
       if (view.stale && !view.running) run();
       else if (view.result) renderScatter();
     },
     inputsChanged() {
       view.stale = true;
+      showSettings();
       if (view.result && !view.running) setStatus('The inputs changed: explore again to update the plans.');
+    },
+    /** Keeps the last sweep's GPU budget when the cluster's GPU count is about to change. */
+    pinBudget() {
+      if (!view.budget && view.result) view.budget = String(view.result.question.max_gpus);
+      showSettings();
+    },
+    /** The Plan view opened one of the plans: the sweep still holds, only "your plan" moved. */
+    planOpened() {
+      if (view.result) {
+        renderBest();
+        renderTable();
+      }
     },
   };
 }
-
-export { samePlan };

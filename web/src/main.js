@@ -494,7 +494,8 @@ function renderCard(r) {
 // ---------------------------------------------------------------- URL, sharing, downloads
 
 function currentQuery({ embed = false, view = app.view } = {}) {
-  return writeQuery({ preset: app.preset, values: app.values, view, embed }, app.preset ? presetModel(app.preset) : null);
+  const explore = app.explore && !embed ? app.explore.settings() : null;
+  return writeQuery({ preset: app.preset, values: app.values, view, embed, explore }, app.preset ? presetModel(app.preset) : null);
 }
 
 function pageUrl(query) {
@@ -638,6 +639,11 @@ function renderExamples() {
   }
 }
 
+function loadExampleByName(name) {
+  const ex = app.examples.find((e) => e.name === name);
+  return ex ? loadExample(ex) : Promise.resolve(false);
+}
+
 function loadExample(ex) {
   app.preset = ex.config.model.name;
   app.values = {};
@@ -713,9 +719,14 @@ function openPlan(plan) {
   const keys = ['tp', 'pp', 'dp', 'virtual_stages', 'micro_batch', 'recompute', 'sequence_parallel', 'zero_stage', 'num_gpus'];
   const values = {};
   for (const k of keys) if (plan[k] !== undefined) values[k] = toText(plan[k]);
+  // The sweep's GPU budget stays what it was, though this plan may use fewer GPUs.
+  app.explore.pinBudget();
   setValues(values);
   showView('plan');
-  return simulateNow();
+  return simulateNow().then((ok) => {
+    app.explore.planOpened();
+    return ok;
+  });
 }
 
 // ---------------------------------------------------------------- start
@@ -745,7 +756,9 @@ async function boot() {
   renderExamples();
   wireTabs();
   wireActions();
-  app.explore = createExploreView({ app, openPlan, buildConfig, showErrors });
+  app.loadExampleByName = loadExampleByName;
+  app.explore = createExploreView({ app, openPlan, buildConfig, showErrors, onSettingsChange: queueUrlSync });
+  app.explore.applySettings(query.explore);
 
   const base = app.examples.find((e) => e.name === DEFAULT_EXAMPLE) || app.examples[0];
   app.preset = base.config.model.name;

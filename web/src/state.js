@@ -20,11 +20,17 @@ export function readQuery(search) {
     view,
     embed: q.get('embed') === '1',
     hasInputs: q.has('model') || Object.keys(values).length > 0,
+    // The Explore view's settings: which plans, the GPU budget, whether unfit plans are timed.
+    explore: {
+      space: q.get('space') || null,
+      budget: q.get('budget'),
+      unfit: q.has('unfit') ? q.get('unfit') !== '0' : null,
+    },
   };
 }
 
 /** The query for the current inputs. `presetModel` is the preset's shape (strings), if any. */
-export function writeQuery({ preset, values, view, embed }, presetModel) {
+export function writeQuery({ preset, values, view, embed, explore }, presetModel) {
   const q = new URLSearchParams();
   if (embed) q.set('embed', '1');
   q.set('model', preset || 'custom');
@@ -35,5 +41,10 @@ export function writeQuery({ preset, values, view, embed }, presetModel) {
     q.set(f.key, v);
   }
   if (view && view !== 'plan') q.set('view', view);
+  if (explore) {
+    if (explore.space && explore.space !== 'grid') q.set('space', explore.space);
+    if (explore.budget) q.set('budget', explore.budget);
+    if (explore.unfit === false) q.set('unfit', '0');
+  }
   return q.toString();
 }

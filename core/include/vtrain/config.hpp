@@ -34,6 +34,7 @@ struct ModelConfig {
   PositionEmbedding position = PositionEmbedding::learned;  // learned table or rotary (no parameters)
   bool bias = true;                 // linear layers and norms carry biases
   int vocab_pad_multiple = 128;     // vocabulary padded to a multiple of this times tp (entries)
+  bool operator==(const ModelConfig&) const = default;
 };
 
 struct ClusterConfig {
@@ -43,6 +44,7 @@ struct ClusterConfig {
   double intra_node_GBps = 0;          // per-GPU, per-direction intra-node link bandwidth (GB/s); 0: profile's
   double inter_node_Gbps = 0;          // per-node network bandwidth, all NICs (Gbit/s); 0: profile's
   double price_per_gpu_hour_usd = 0;   // price of one GPU for one hour (USD); 0: no cost reported
+  bool operator==(const ClusterConfig&) const = default;
 };
 
 struct PlanConfig {
@@ -60,6 +62,8 @@ struct PlanConfig {
   Precision precision = Precision::bf16;   // 16-bit format of weights and activations
   Placement placement = Placement::tp_dp_pp;  // rank order, innermost first
   bool p2p_overlap = false;            // pipeline sends run beside compute instead of blocking it
+  bool grad_accumulation_fusion = true;  // weight-gradient GEMMs accumulate into the gradient buffer
+  bool operator==(const PlanConfig&) const = default;
 };
 
 struct TrainingConfig {

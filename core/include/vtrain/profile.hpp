@@ -18,12 +18,15 @@ struct GemmTile {
   double efficiency = 1.0;    // throughput of this tile relative to gemm_max_efficiency (fraction)
 };
 
-// Collective time inside one node for a group of `gpus`: latency_us + algorithm bytes / busbw,
-// measured at the profile's nominal intra-node bandwidth.
+// All-reduce time inside one node for a group of `gpus`:
+//   max(min_time_us, latency_us + 2 (gpus - 1) / gpus x bytes / busbw_GBps),
+// fitted to measurements at the profile's nominal intra-node bandwidth. All-gather and
+// reduce-scatter take half the latency terms and half the bus traffic.
 struct IntraNodeCollective {
   int gpus = 2;               // group size (GPUs)
+  double min_time_us = 0;     // floor: small messages cost at least this (microseconds)
   double latency_us = 20;     // fixed cost of one all-reduce (microseconds)
-  double busbw_GBps = 200;    // asymptotic bus bandwidth of all-reduce (GB/s)
+  double busbw_GBps = 200;    // bus bandwidth of all-reduce (GB/s)
 };
 
 // A measured operator time; takes precedence over the model for exactly this shape.
@@ -56,12 +59,17 @@ struct Profile {
   double attention_bwd_efficiency = 0.5;  // fused attention backward, fraction of peak (fraction)
   double memory_efficiency = 0.75;   // fraction of HBM bandwidth memory-bound kernels reach (fraction)
   double kernel_overhead_us = 3;     // GPU time per kernel beyond its work (microseconds)
-  double host_issue_us = 10;         // host time to issue one kernel (microseconds)
+  double host_issue_us = 10;         // host time to issue one forward kernel (microseconds)
+  double host_issue_backward_us = 10;  // host time per backward kernel, issued by autograd (microseconds)
+  double host_layer_us = 0;          // host time of one layer's forward code beyond its kernels (microseconds)
+  double host_microbatch_us = 0;     // host time per forward step of a stage: batch, schedule (microseconds)
+  double iteration_overhead_ms = 0;  // host work once per iteration: data, loss, bookkeeping (ms)
   double optimizer_bytes_per_param = 36;  // HBM bytes the optimizer step moves per parameter (B)
 
   // communication model
   std::vector<IntraNodeCollective> intra_node;  // per group size, sorted by gpus
-  double collective_sync_us = 0;     // extra per TP collective for rank skew (microseconds)
+  double collective_sync_us = 0;     // host timing jitter per rank; a collective issued while the GPU
+                                     // waits on the host waits for the slowest rank (microseconds)
   double inter_node_latency_us = 10; // per ring step across nodes (microseconds)
   double inter_node_efficiency = 0.8;  // achieved fraction of NIC bandwidth (fraction)
   double p2p_latency_us = 20;        // fixed cost of a pipeline send (microseconds)
