@@ -2,7 +2,7 @@
 // A block is marked <!-- example: ARGS --> ```...``` <!-- end example -->; ARGS are passed to
 // build/native/vtrain. `node scripts/readme-examples.mjs` rewrites the blocks; with --check it
 // only reports blocks that differ (exit code 1).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -29,6 +29,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const text = readFileSync(readmePath, 'utf8');
   let stale = 0;
   const updated = text.replace(pattern, (whole, args, quoted) => {
+    if (args.includes('../shared') && !existsSync(path.join(root, '../shared'))) return whole;
     const out = commandOutput(args);
     if (out !== quoted) stale += 1;
     return `<!-- example: ${args} -->\n\`\`\`\n${out}\`\`\`\n<!-- end example -->`;

@@ -1,0 +1,62 @@
+// Draws predicted against measured iteration time for the calibration measurements (log-log)
+// and writes docs/accuracy.png. Needs ../shared beside the repository, the native CLI
+// (npm test builds it) and Debian's Chromium. Run: npm run accuracy-plot
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const shared = path.resolve(root, '../shared/validation');
+const out = path.join(root, 'docs/accuracy.png');
+const files = ['single_node_calibration.csv', 'multi_node_calibration.csv'].map((f) => path.join(shared, f));
+if (!files.every(existsSync)) {
+  console.log(`accuracy-plot: skipped, ${shared} not found (../shared is not beside this clone)`);
+  process.exit(0);
+}
+
+const r = spawnSync(path.join(root, 'build/native/vtrain'), ['validate', ...files, '--json'],
+  { encoding: 'utf8', maxBuffer: 1 << 28 });
+if (r.status !== 0) throw new Error(`vtrain validate failed: ${r.stderr}`);
+const sets = JSON.parse(r.stdout);
+const names = ['single node (8 A100s)', 'multi node (64-512 A100s)'];
+const colors = ['#1f77b4', '#d62728'];
+const traces = sets.map((s, i) => ({
+  type: 'scatter', mode: 'markers', name: `${names[i]}: ${s.runs} runs, MAPE ${s.mape_percent.toFixed(2)}%`,
+  x: s.rows.map((row) => row.measured_ms), y: s.rows.map((row) => row.predicted_ms),
+  marker: { size: 5, color: colors[i], opacity: 0.6 },
+}));
+const all = sets.flatMap((s) => s.rows.flatMap((row) => [row.measured_ms, row.predicted_ms]));
+const lo = Math.min(...all) / 1.3, hi = Math.max(...all) * 1.3;
+traces.push({ type: 'scatter', mode: 'lines', name: 'predicted = measured', x: [lo, hi], y: [lo, hi],
+  line: { color: '#555', dash: 'dot', width: 1 } });
+for (const f of [0.9, 1.1]) {
+  traces.push({ type: 'scatter', mode: 'lines', showlegend: f === 0.9, name: '±10%', x: [lo, hi], y: [lo * f, hi * f],
+    line: { color: '#aaa', dash: 'dash', width: 1 } });
+}
+const layout = {
+  width: 760, height: 620, margin: { l: 70, r: 20, t: 50, b: 60 },
+  title: { text: 'vtrain validate: predicted vs measured iteration time (A100, Megatron-DeepSpeed GPT)', font: { size: 14 } },
+  xaxis: { type: 'log', title: { text: 'measured iteration time (ms)' }, range: [Math.log10(lo), Math.log10(hi)] },
+  yaxis: { type: 'log', title: { text: 'predicted iteration time (ms)' }, range: [Math.log10(lo), Math.log10(hi)] },
+  legend: { x: 0.02, y: 0.98, bgcolor: 'rgba(255,255,255,0.85)' }, font: { family: 'sans-serif' },
+};
+const plotly = readFileSync(path.join(root, 'node_modules/plotly.js-dist-min/plotly.min.js'), 'utf8');
+const browser = await chromium.launch({
+  executablePath: process.env.VTRAIN_CHROMIUM || '/usr/bin/chromium', headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+try {
+  const page = await browser.newPage({ viewport: { width: 760, height: 620 } });
+  await page.setContent('<!doctype html><html><head><link rel="icon" href="data:,"></head><body style="margin:0"><div id="p"></div></body></html>');
+  await page.addScriptTag({ content: plotly });
+  await page.evaluate(async ({ traces, layout }) => {
+    await window.Plotly.newPlot('p', traces, layout, { staticPlot: true });
+  }, { traces, layout });
+  await page.locator('#p').screenshot({ path: out });
+} finally {
+  await browser.close();
+}
+console.log(`wrote ${path.relative(root, out)}`);
