@@ -1,0 +1,63 @@
+// vtrain validate: the JSON contract, a byte-order mark, errors naming line and column.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { mkdtempSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const cli = path.join(root, 'build/native/vtrain');
+const header = '# GPUs,global batch,micro batch,hidden size,attention heads,# layers,sequence length,' +
+  'tensor parallelism,data parallelism,pipeline parallelism,iteration time (ms)\n';
+
+function csv(text) {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'vtrain-')), 'runs.csv');
+  writeFileSync(file, text);
+  return file;
+}
+
+function run(...args) {
+  const r = spawnSync(cli, args, { encoding: 'utf8', cwd: root, maxBuffer: 1 << 28 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+test('validate --json prints runs, MAPE and a row per run', () => {
+  const file = csv('\uFEFF' + header + '8,16,2,1024,16,12,1024,2,2,2,150\n4,32,4,2048,16,16,1024,1,4,1,380\n');
+  const r = run('validate', file, '--json');
+  assert.equal(r.code, 0, r.err);
+  const j = JSON.parse(r.out);
+  assert.equal(j.runs, 2);
+  assert.equal(j.rows.length, 2);
+  for (const row of j.rows) {
+    assert.ok(row.predicted_ms > 0);
+    assert.ok(Math.abs(row.error_percent - 100 * (row.predicted_ms - row.measured_ms) / row.measured_ms) < 1e-9);
+  }
+  const mape = j.rows.reduce((a, row) => a + Math.abs(row.error_percent), 0) / 2;
+  assert.ok(Math.abs(j.mape_percent - mape) < 1e-9);
+  const text = run('validate', file);
+  assert.match(text.out, /2 runs, MAPE \d+\.\d\d%/);
+});
+
+test('validate rejects a bad file with the line and column named', () => {
+  const r = run('validate', csv(header + '8,16,2,1024,16,12,1024,2,2,2,soon\n'));
+  assert.equal(r.code, 1);
+  assert.match(r.err, /\/line\/2\/iteration time \(ms\)/);
+  const missing = run('validate', '/nonexistent.csv');
+  assert.equal(missing.code, 2);
+});
+
+test('the calibration sets validate within the accuracy floors', (t) => {
+  const shared = path.resolve(root, '../shared/validation');
+  if (!existsSync(shared)) {
+    t.skip('../shared is not beside this clone');
+    return;
+  }
+  const single = JSON.parse(run('validate', path.join(shared, 'single_node_calibration.csv'), '--json').out);
+  const multi = JSON.parse(run('validate', path.join(shared, 'multi_node_calibration.csv'), '--json').out);
+  assert.equal(single.runs, 730);
+  assert.equal(multi.runs, 88);
+  assert.ok(multi.mape_percent <= 8, `multi-node MAPE ${multi.mape_percent}`);
+  assert.ok(single.mape_percent <= 7, `single-node MAPE ${single.mape_percent}`);
+});
