@@ -21,7 +21,8 @@ export async function loadVtrain(options = {}) {
     if (opts.signal && opts.signal.aborted) {
       throw new VtrainError([{ code: 'cancelled', pointer: '', message: 'the run was cancelled' }]);
     }
-    return unwrap(callModule(mod, name, input, opts.onProgress));
+    // The call runs in this thread, so only onProgress itself can abort the signal meanwhile.
+    return unwrap(callModule(mod, name, input, opts.onProgress, () => Boolean(opts.signal && opts.signal.aborted)));
   };
   return {
     version: await call('version'),

@@ -23,11 +23,12 @@ function toText(input) {
 }
 
 /**
- * Runs `call` on the raw Embind module. `onProgress(fraction)` receives explore's progress.
+ * Runs `call` on the raw Embind module. `onProgress(fraction)` receives explore's progress;
+ * `shouldStop()`, asked at each progress report, cancels the sweep when it returns true.
  * A JavaScript exception (a module abort, a bad argument) becomes an `internal` error reply;
  * after one the module may be unusable, so the caller should load a fresh one.
  */
-export function callModule(mod, call, input, onProgress) {
+export function callModule(mod, call, input, onProgress, shouldStop) {
   if (!Object.hasOwn(CALLS, call)) return failure('unknown_call', `there is no call named "${call}"`);
   if (typeof mod[call] !== 'function') {
     return failure('unsupported', `this build of the module has no "${call}" call`);
@@ -37,7 +38,7 @@ export function callModule(mod, call, input, onProgress) {
     if (call === 'explore') {
       text = mod.explore(toText(input), (fraction) => {
         if (onProgress) onProgress(fraction);
-        return true;
+        return !(shouldStop && shouldStop());
       });
     } else {
       text = CALLS[call] ? mod[call](toText(input)) : mod[call]();

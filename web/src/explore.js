@@ -34,22 +34,23 @@ function varyingFields(plans) {
   return out;
 }
 
-// Ticks at 1, 2 and 5 times the powers of ten inside [lo, hi], for a log axis.
-function logTicks(lo, hi, label) {
+// Ticks at round multiples of the powers of ten inside [lo, hi] for a log axis: as many as
+// `room` labels fit (1, 2, 5; else 1, 3; else 1), or finer when the range is narrow.
+function logTicks(lo, hi, label, room) {
   if (!(lo > 0) || !(hi > 0)) return {};
-  let steps = [1, 2, 5];
-  let vals = [];
-  for (let tries = 0; tries < 2; tries++) {
-    vals = [];
+  const within = (steps) => {
+    const vals = [];
     for (let e = Math.floor(Math.log10(lo)) - 1; e <= Math.ceil(Math.log10(hi)) + 1; e++) {
       for (const m of steps) {
-        const v = m * 10 ** e;
-        if (v >= lo / 1.15 && v <= hi * 1.15) vals.push(Number(v.toPrecision(6)));
+        const v = Number((m * 10 ** e).toPrecision(6));
+        if (v >= lo / 1.15 && v <= hi * 1.15) vals.push(v);
       }
     }
-    if (vals.length >= 3) break;
-    steps = [1, 1.5, 2, 3, 4, 5, 6, 7, 8, 9];
-  }
+    return vals;
+  };
+  const options = [[1, 2, 5], [1, 3], [1]].map(within);
+  let vals = options.find((v) => v.length <= room && v.length >= 2);
+  if (!vals) vals = options[0].length < 3 ? within([1, 1.5, 2, 3, 4, 5, 6, 7, 8, 9]) : options[2];
   return { tickvals: vals, ticktext: vals.map(label) };
 }
 
@@ -331,8 +332,10 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
     }
     const xs = timed.map(([p]) => p.training_days);
     const ys = timed.map(([p]) => p.cost_usd);
-    const xTicks = logTicks(Math.min(...xs), Math.max(...xs), (v) => `${tickNumber(v)} d`);
-    const yTicks = logTicks(Math.min(...ys), Math.max(...ys), (v) => `$${tickNumber(v)}`);
+    const width = el.clientWidth || 600;
+    const height = el.clientHeight || 400;
+    const xTicks = logTicks(Math.min(...xs), Math.max(...xs), (v) => `${tickNumber(v)} d`, Math.max(2, Math.floor((width - 90) / 60)));
+    const yTicks = logTicks(Math.min(...ys), Math.max(...ys), (v) => `$${tickNumber(v)}`, Math.max(2, Math.floor((height - 110) / 28)));
     const Plotly = await loadPlotly();
     await Plotly.react(
       el,

@@ -445,6 +445,8 @@ function renderResult(r, seq) {
   $('breakdown-note').textContent = `stage ${r.breakdown_stage}, the busiest`;
   $('memory-note').textContent = `stage ${r.memory_stage}, the fullest`;
 
+  const answer = r.training ? [fmt.days(r.training_days), r.cost_usd != null ? fmt.usd(r.cost_usd) : null] : [`${fmt.duration(r.iteration_time_s)} per iteration`];
+  document.title = `${modelName(r)} on ${c.cluster.num_gpus.toLocaleString('en-US')} GPUs: ${answer.filter(Boolean).join(', ')} · vtrain`;
   app.rendered = seq;
   $('results').dataset.rendered = String(seq);
   performance.mark('vtrain:result');
