@@ -34,6 +34,7 @@ std::string format_money(double usd);
 int run_bench(const Args& args);
 int run_validate(const Args& args);
 int run_calibrate(const Args& args);
+int run_optimal(const Args& args);
 
 // Shared by validate and calibrate.
 bool read_file(const std::string& path, std::string& text);

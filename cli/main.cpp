@@ -71,6 +71,8 @@ const char* kUsage =
     "                         simulate measured runs and report the error of each\n"
     "  calibrate [--cv K] [--dry-run] [--shared DIR] [--out-dir DIR] [--max-evals N]\n"
     "                         fit the A100 profiles to ../shared's measurements and write them\n"
+    "  optimal REQUEST.json | --preset NAME [--json] [--time]\n"
+    "                         the model size a budget really buys, beside the FLOP-only answer\n"
     "  presets [--json]       list model presets and example configs\n"
     "  profiles [--json]      list bundled GPU profiles\n"
     "  help                   this text\n";
@@ -86,7 +88,8 @@ Args parse_args(int argc, char** argv, int first) {
         value = name.substr(eq + 1);
         name = name.substr(0, eq);
       } else if (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0 &&
-                 name != "json" && name != "no-timeline" && name != "summary" && name != "dry-run") {
+                 name != "json" && name != "no-timeline" && name != "summary" && name != "dry-run" &&
+                 name != "time") {
         value = argv[++i];
       }
       a.options.emplace_back(name, value);
@@ -193,6 +196,7 @@ int main(int argc, char** argv) {
   if (cmd == "bench") return run_bench(args);
   if (cmd == "validate") return run_validate(args);
   if (cmd == "calibrate") return run_calibrate(args);
+  if (cmd == "optimal") return run_optimal(args);
   if (cmd == "presets") return cmd_presets(args);
   if (cmd == "profiles") return cmd_profiles(args);
   if (cmd == "help" || cmd == "--help" || cmd == "-h") {

@@ -4,6 +4,7 @@
 
 #include "vtrain/config.hpp"
 #include "vtrain/examples.hpp"
+#include "vtrain/optimal.hpp"
 #include "vtrain/profile.hpp"
 #include "vtrain/simulate.hpp"
 
@@ -72,7 +73,10 @@ std::string presets() {
   for (const auto& e : example_configs()) {
     examples.push_back({{"name", e.name}, {"description", e.description}, {"config", json::parse(e.json_text)}});
   }
-  return ok_reply(json{{"models", models}, {"examples", examples}});
+  json optimal_presets = json::array();
+  for (const auto& name : optimal_preset_names())
+    optimal_presets.push_back({{"name", name}, {"request", *find_optimal_preset(name)}});
+  return ok_reply(json{{"models", models}, {"examples", examples}, {"optimal", optimal_presets}});
 }
 
 std::string profiles() {
@@ -82,5 +86,19 @@ std::string profiles() {
 }
 
 std::string version() { return ok_reply(json{{"version", "0.1.0"}}); }
+
+std::string optimal(std::string_view request_json, const std::function<bool(double)>& progress, int threads) {
+  Diagnostics errors;
+  json j;
+  if (!parse_text(request_json, j, errors)) return errors_reply(errors);
+  auto request = parse_optimal_request(j);
+  if (!request.ok()) return errors_reply(request.errors());
+  OptimalControl control;
+  control.threads = threads;
+  control.progress = progress;
+  auto result = vtrain::optimal(request.value(), control);
+  if (!result.ok()) return errors_reply(result.errors());
+  return ok_reply(to_json(result.value()));
+}
 
 }  // namespace vtrain::api

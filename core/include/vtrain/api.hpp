@@ -3,6 +3,7 @@
 // Every reply is {"ok": true, "result": ...} or {"ok": false, "errors": [{code, pointer, message}]}.
 // Nothing here throws, prints or exits.
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -13,5 +14,10 @@ std::string validate_config(std::string_view config_json);  // result: the norma
 std::string presets();                                      // model presets and example configs
 std::string profiles();                                     // bundled GPU profiles
 std::string version();
+
+// Compute-optimal sizing (see vtrain/optimal.hpp). `progress` gets the fraction done and may
+// return false to cancel; `threads` > 1 only in native builds.
+std::string optimal(std::string_view request_json, const std::function<bool(double)>& progress = {},
+                    int threads = 1);
 
 }  // namespace vtrain::api

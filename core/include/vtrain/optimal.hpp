@@ -1,0 +1,97 @@
+#pragma once
+// Compute-optimal model sizing: the model a scaling law prefers for a budget if GPUs ran at peak
+// (FLOP-only), against the model that really trains best within the budget once each candidate's
+// best parallel plan is simulated (achievable).
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "vtrain/config.hpp"
+#include "vtrain/diagnostics.hpp"
+#include "vtrain/explore.hpp"
+#include "vtrain/scaling.hpp"
+
+namespace vtrain {
+
+enum class BudgetKind { time, money, flops };
+enum class ModelFamily { gpt, llama };
+
+struct OptimalRequest {
+  BudgetKind budget = BudgetKind::time;
+  double days = 0;             // time budget: wall-clock days on up to cluster.num_gpus GPUs (days)
+  double usd = 0;              // money budget at cluster.price_per_gpu_hour_usd (USD)
+  double flops = 0;            // compute budget, spent at peak in the FLOP-only view (FLOP)
+  ClusterConfig cluster;       // GPU type, the most GPUs, bandwidths, price
+  int seq_len = 2048;          // tokens per sequence
+  int global_batch = 1536;     // sequences per iteration, every candidate (count)
+  ModelFamily family = ModelFamily::gpt;
+  bool ratio_rule = false;     // fixed tokens per parameter instead of a parametric fit
+  double tokens_per_param = 20;  // the ratio rule's tokens per parameter (count)
+  ScalingFit fit;              // parametric fit (also gives the losses shown under the ratio rule)
+  double min_params = 0;       // candidate range; 0: around the FLOP-only optimum (count)
+  double max_params = 0;
+  PlanConfig plan;             // fields every candidate's plans share (attention, precision, ...)
+  ExploreOptions explore;      // each candidate's plan space
+  std::string name;            // a preset's name, or empty
+  std::string description;
+};
+
+struct CandidateResult {
+  ModelConfig model;
+  double params = 0;               // total parameters (count)
+  bool has_plan = false;           // a feasible plan exists within the GPU limit
+  PlanEstimate plan;               // its best plan for the budget's objective
+  double flops_per_token = 0;      // model FLOPs per token, forward + backward (FLOP)
+  double recompute_flops_per_token = 0;  // extra FLOPs of recomputation per token (FLOP)
+  double iteration_time_s = 0;
+  double tokens_per_s = 0;         // at the best plan (tokens/s)
+  double usd_per_token = 0;
+  // achievable view: tokens the budget buys at this plan's speed (or price), and the loss
+  double tokens_achievable = 0;
+  double loss_achievable = 0;
+  double days_achievable = 0;
+  double cost_achievable_usd = 0;
+  // FLOP-only view: tokens C / (6 N), the loss that promises, and how long they really take
+  double tokens_flop_only = 0;
+  double loss_flop_only = 0;
+  double days_flop_only = 0;       // real days to train tokens_flop_only at the best plan
+  double cost_flop_only_usd = 0;
+  bool within_budget_ratio = false;  // ratio rule: ratio x params tokens fit in the budget
+};
+
+struct OptimalResult {
+  OptimalRequest request;
+  double flops_budget = 0;         // the budget as FLOPs at peak (FLOP)
+  double budget_days = 0;          // wall-clock limit (days; 0: none)
+  double budget_usd = 0;           // money limit (USD; 0: none)
+  ComputeOptimum flop_only;        // the scaling law's optimum at peak
+  double flop_only_loss = 0;
+  int flop_only_candidate = -1;    // the candidate nearest N* in parameters
+  int achievable = -1;             // the best candidate within the budget (-1: none)
+  std::vector<int> alternatives;   // next best candidates by the same criterion
+  std::vector<CandidateResult> candidates;  // by parameters
+  double seconds = 0;              // wall time (s)
+  long long plans_simulated = 0;
+};
+
+struct OptimalControl {
+  int threads = 1;
+  std::function<bool(double fraction_done)> progress;
+};
+
+Outcome<OptimalRequest> parse_optimal_request(const nlohmann::json& j);
+std::vector<std::string> optimal_preset_names();
+const nlohmann::json* find_optimal_preset(const std::string& name);
+
+// The candidate architectures of a family between two sizes (hidden in multiples of 256, head
+// dimension 128, layers from the family's aspect ratio).
+std::vector<ModelConfig> candidate_models(ModelFamily family, int seq_len, double min_params, double max_params);
+
+Outcome<OptimalResult> optimal(const OptimalRequest& request, const OptimalControl& control = {});
+
+nlohmann::json to_json(const OptimalResult& r);
+
+}  // namespace vtrain

@@ -1,0 +1,122 @@
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "vtrain/model.hpp"
+#include "vtrain/optimal.hpp"
+
+using namespace vtrain;
+using nlohmann::json;
+
+namespace {
+
+// A small question that sweeps quickly: one day on 64 GPUs.
+json small_request() {
+  return json::parse(R"({
+    "budget": {"days": 1},
+    "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 64, "gpus_per_node": 8, "price_per_gpu_hour_usd": 2.0},
+    "seq_len": 2048, "global_batch": 256, "family": "gpt", "scaling": "hoffmann2022"
+  })");
+}
+
+OptimalResult run(const json& j) {
+  auto req = parse_optimal_request(j);
+  REQUIRE_MESSAGE(req.ok(), (req.ok() ? "" : req.errors().front().message));
+  auto res = optimal(req.value());
+  REQUIRE_MESSAGE(res.ok(), (res.ok() ? "" : res.errors().front().message));
+  return res.value();
+}
+
+}  // namespace
+
+TEST_CASE("optimal: candidates have head dimension 128 and widths in multiples of 256") {
+  for (ModelFamily f : {ModelFamily::gpt, ModelFamily::llama}) {
+    const auto models = candidate_models(f, 2048, 1e9, 1e12);
+    REQUIRE(models.size() > 20);
+    double last = 0;
+    for (const auto& m : models) {
+      CHECK(m.hidden % 256 == 0);
+      CHECK(m.hidden / m.heads == 128);
+      CHECK(m.heads % m.kv_heads == 0);
+      const double n = count_parameters(m).total;
+      CHECK(n >= last);
+      last = n;
+    }
+  }
+}
+
+TEST_CASE("optimal: the achievable answer stays within a time budget and never beats the FLOP-only loss") {
+  const OptimalResult r = run(small_request());
+  REQUIRE(r.achievable >= 0);
+  const CandidateResult& a = r.candidates[r.achievable];
+  CHECK(a.days_achievable <= r.budget_days * (1 + 1e-9));
+  CHECK(a.loss_achievable >= r.flop_only_loss);
+  CHECK(a.plan.num_gpus <= 64);
+  // It is the lowest loss among the candidates that have a plan.
+  for (const auto& c : r.candidates)
+    if (c.has_plan) CHECK(a.loss_achievable <= c.loss_achievable);
+  // Real speed is below peak, so the FLOP-only tokens take longer than the budget.
+  REQUIRE(r.flop_only_candidate >= 0);
+  CHECK(r.candidates[r.flop_only_candidate].days_flop_only > r.budget_days);
+  json j = to_json(r);
+  CHECK(j["achievable"]["training_days"].get<double>() <= 1.0 + 1e-9);
+  CHECK(j["curve"].size() == r.candidates.size());
+}
+
+TEST_CASE("optimal: a dollar budget is spent, not exceeded") {
+  json q = small_request();
+  q["budget"] = {{"usd", 20000}};
+  const OptimalResult r = run(q);
+  REQUIRE(r.achievable >= 0);
+  const CandidateResult& a = r.candidates[r.achievable];
+  CHECK(a.cost_achievable_usd <= 20000 * (1 + 1e-9));
+  CHECK(a.loss_achievable >= r.flop_only_loss);
+}
+
+TEST_CASE("optimal: with a fixed ratio the answer is the largest model whose ratio x N tokens fit") {
+  json q = small_request();
+  q["scaling"] = {{"tokens_per_param", 20}};
+  const OptimalResult r = run(q);
+  REQUIRE(r.achievable >= 0);
+  const CandidateResult& a = r.candidates[r.achievable];
+  CHECK(20 * a.params / a.tokens_per_s / 86400 <= r.budget_days);
+  for (const auto& c : r.candidates)
+    if (c.has_plan && c.params > a.params) CHECK(20 * c.params / c.tokens_per_s / 86400 > r.budget_days);
+  CHECK(r.flop_only.tokens == doctest::Approx(20 * r.flop_only.params));
+}
+
+TEST_CASE("optimal: bad requests name the field") {
+  json q = small_request();
+  q.erase("budget");
+  auto a = parse_optimal_request(q);
+  REQUIRE_FALSE(a.ok());
+  CHECK(a.errors().front().pointer == "/budget");
+
+  q = small_request();
+  q["budget"] = {{"days", 1}, {"usd", 5}};
+  a = parse_optimal_request(q);
+  REQUIRE_FALSE(a.ok());
+  CHECK(a.errors().front().pointer == "/budget");
+
+  q = small_request();
+  q["plan"] = {{"tp", 8}};
+  a = parse_optimal_request(q);
+  REQUIRE_FALSE(a.ok());
+  CHECK(a.errors().front().pointer == "/plan/tp");
+
+  q = small_request();
+  q["scaling"] = "kaplan2020";
+  a = parse_optimal_request(q);
+  REQUIRE_FALSE(a.ok());
+  CHECK(a.errors().front().pointer == "/scaling");
+
+  q = small_request();
+  q["cluster"]["gpu"] = "v100";
+  a = parse_optimal_request(q);
+  REQUIRE_FALSE(a.ok());
+  CHECK(a.errors().front().pointer == "/cluster/gpu");
+
+  a = parse_optimal_request(json{{"preset", "nope"}});
+  REQUIRE_FALSE(a.ok());
+  CHECK(a.errors().front().pointer == "/preset");
+}
