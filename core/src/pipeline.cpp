@@ -77,108 +77,65 @@ struct StageWalk {
 // When the input of one block is available, and when the block that produced it finished (the
 // difference is transfer time).
 struct Slot {
-  double ready = 0.0;
+  double ready = -1.0;  // < 0: not produced yet
   double produced = 0.0;
 };
 
-int next_stage(bool backward, int s, int p) { return backward ? (s == 0 ? p - 1 : s - 1) : (s == p - 1 ? 0 : s + 1); }
-
-}  // namespace
-
-PipelineOrder order_blocks(int p, int v, int m) {
-  PipelineOrder order;
-  order.stages = p;
-  order.chunks = v;
-  order.micro_batches = m;
-  const int n_chunks = p * v;  // model chunks; index = c * p + s
-  const int total = m * v;
-  // Inputs produced so far, per (model chunk, micro-batch) at chunk * m + micro-batch: forward
-  // inputs first, then backward ones.
-  const size_t slots = static_cast<size_t>(n_chunks) * m;
-  std::vector<char> produced(2 * slots, 0);
-  for (int mb = 0; mb < m; ++mb) produced[mb] = 1;  // first chunk reads the data loader
-  constexpr size_t kNotWaiting = static_cast<size_t>(-1);
-  std::vector<StageWalk> walk(p);
-  std::vector<size_t> waiting(p, kNotWaiting);  // the input each stage waits for
-  for (int s = 0; s < p; ++s) walk[s].warm = warmup_steps(s, p, v, m);
-  order.stage.reserve(2 * slots);
-
-  // A stage runs its blocks in order until one's input is missing; the block that produces that
-  // input puts the stage back on the run list.
-  std::vector<int> runnable;
-  runnable.reserve(p);
-  for (int s = p - 1; s >= 0; --s) runnable.push_back(s);
-  while (!runnable.empty()) {
-    const int s = runnable.back();
-    runnable.pop_back();
-    StageWalk& w = walk[s];
-    while (!w.done(total)) {
-      const bool backward = w.backward(total);
-      const int micro_batch = w.micro_batch(backward, p);
-      const int idx = w.chunk(backward, v) * p + s;
-      const size_t key = static_cast<size_t>(idx) * m + micro_batch + (backward ? slots : 0);
-      if (!(backward && idx == n_chunks - 1) && !produced[key]) {  // the loss needs no input
-        waiting[s] = key;
-        break;
-      }
-      order.stage.push_back(static_cast<std::uint32_t>(s));
-      const int next = backward ? idx - 1 : idx + 1;
-      if (next >= 0 && next < n_chunks) {
-        const size_t next_key = static_cast<size_t>(next) * m + micro_batch + (backward ? slots : 0);
-        produced[next_key] = 1;
-        const int to = next_stage(backward, s, p);
-        if (waiting[to] == next_key) {
-          waiting[to] = kNotWaiting;
-          runnable.push_back(to);
-        }
-      }
-      w.advance(backward, p, v);
+// One iteration's simulation: per-stage streams and the inputs in flight. Blocks run one at a
+// time through step(); the two loops below only choose which stage goes next. A block's times
+// depend on its stage's earlier blocks and on its input alone, so every order in which each block
+// comes after the block producing its input gives the same numbers, bit for bit.
+class Run {
+ public:
+  Run(const PipelineInput& in, PipelineOutcome& out)
+      : in_(in), out_(out), p_(in.stages), v_(in.chunks), m_(in.micro_batches), n_chunks_(p_ * v_),
+        total_(m_ * v_), f_in_(static_cast<size_t>(n_chunks_) * m_), b_in_(f_in_.size()), state_(p_) {
+    out.ok = true;
+    out.stages.assign(p_, StageOutcome{});
+    for (int mb = 0; mb < m_; ++mb) f_in_[mb].ready = 0.0;  // first chunk reads the data loader
+    for (int s = 0; s < p_; ++s) {
+      state_[s].walk.warm = warmup_steps(s, p_, v_, m_);
+      out.stages[s].last_bwd_start.assign(v_, 0.0);
+      out.stages[s].last_bwd_end.assign(v_, 0.0);
+      if (in.record) out.stages[s].blocks.reserve(static_cast<size_t>(3) * total_);
     }
   }
-  order.ok = order.stage.size() == 2 * slots;  // else a block's input never came
-  return order;
-}
 
-void simulate_pipeline(const PipelineInput& in, PipelineOutcome& out) {
-  simulate_pipeline(in, order_blocks(in.stages, in.chunks, in.micro_batches), out);
-}
+  bool done(int s) const { return state_[s].walk.done(total_); }
 
-void simulate_pipeline(const PipelineInput& in, const PipelineOrder& order, PipelineOutcome& out) {
-  const int p = in.stages, v = in.chunks, m = in.micro_batches;
-  const int n_chunks = p * v;  // model chunks; index = c * p + s
-  const int total = m * v;
-  out.ok = order.ok && order.stages == p && order.chunks == v && order.micro_batches == m;
-  out.stages.assign(p, StageOutcome{});
-  if (!out.ok) return;
-
-  // Inputs per (model chunk, micro-batch), index chunk * m + micro-batch.
-  std::vector<Slot> f_in(static_cast<size_t>(n_chunks) * m), b_in(f_in.size());
-  struct StageState {
-    StageWalk walk;
-    double free_at = 0, send_fwd_free = 0, send_bwd_free = 0;
+  // Stage s's next block.
+  struct Block {
+    bool backward;
+    int chunk, micro_batch;
+    int idx;     // model chunk
+    size_t key;  // input slot
   };
-  std::vector<StageState> state(p);
-  for (int s = 0; s < p; ++s) {
-    state[s].walk.warm = warmup_steps(s, p, v, m);
-    out.stages[s].last_bwd_start.assign(v, 0.0);
-    out.stages[s].last_bwd_end.assign(v, 0.0);
-    if (in.record) out.stages[s].blocks.reserve(static_cast<size_t>(3) * total);
+  Block next(int s) const {
+    const StageWalk& w = state_[s].walk;
+    Block b;
+    b.backward = w.backward(total_);
+    b.chunk = w.chunk(b.backward, v_);
+    b.micro_batch = w.micro_batch(b.backward, p_);
+    b.idx = b.chunk * p_ + s;
+    b.key = static_cast<size_t>(b.idx) * m_ + b.micro_batch;
+    return b;
   }
 
-  // Each block's times depend only on its stage's earlier blocks and on its input, both of which
-  // come before it in the order.
-  for (const std::uint32_t s32 : order.stage) {
-    const int s = static_cast<int>(s32);
-    StageState& ss = state[s];
-    StageOutcome& st = out.stages[s];
-    const bool backward = ss.walk.backward(total);
-    const int chunk = ss.walk.chunk(backward, v);
-    const int micro_batch = ss.walk.micro_batch(backward, p);
-    const int idx = chunk * p + s;
-    const size_t key = static_cast<size_t>(idx) * m + micro_batch;
-    // The first chunk reads the data loader, the last chunk's backward starts from the loss.
-    const bool source = backward ? idx == n_chunks - 1 : idx == 0;
-    const Slot input = source ? Slot{} : (backward ? b_in[key] : f_in[key]);
+  // Whether block b's input has been produced.
+  bool has_input(const Block& b) const {
+    if (b.backward && b.idx == n_chunks_ - 1) return true;  // the loss needs no input
+    return (b.backward ? b_in_ : f_in_)[b.key].ready >= 0;
+  }
+
+  // Runs block b, stage s's next, once its input is there. kRecord: whether the blocks are kept
+  // for the timeline (in.record), a parameter so that the loops without it do not carry the code.
+  template <bool kRecord>
+  void step(int s, const Block& b) {
+    StageState& ss = state_[s];
+    StageOutcome& st = out_.stages[s];
+    const bool backward = b.backward;
+    const int chunk = b.chunk, micro_batch = b.micro_batch, idx = b.idx;
+    const Slot input = backward && idx == n_chunks_ - 1 ? Slot{0.0, 0.0} : (backward ? b_in_ : f_in_)[b.key];
     const double ready = input.ready, produced = input.produced;
     const double start = std::max(ss.free_at, ready);
     if (start > ss.free_at) {
@@ -187,14 +144,14 @@ void simulate_pipeline(const PipelineInput& in, const PipelineOrder& order, Pipe
       st.pp_comm += in_flight;
       st.bubble += (start - ss.free_at) - in_flight;
     }
-    const BlockProfile& bp = backward ? in.bwd[s * v + chunk] : in.fwd[s * v + chunk];
+    const BlockProfile& bp = backward ? in_.bwd[s * v_ + chunk] : in_.fwd[s * v_ + chunk];
     const double end = start + bp.duration;
     st.busy_forward += bp.forward;
     st.busy_backward += bp.backward;
     st.busy_recompute += bp.recompute;
     st.busy_tp_comm += bp.tp_comm;
     st.busy_host += bp.host;
-    if (in.record) {
+    if (kRecord) {
       if (backward && bp.recompute > 0) {
         st.blocks.push_back({ScheduleBlock::recompute, micro_batch, chunk, start, bp.recompute});
         st.blocks.push_back({ScheduleBlock::backward, micro_batch, chunk, start + bp.recompute,
@@ -207,33 +164,109 @@ void simulate_pipeline(const PipelineInput& in, const PipelineOrder& order, Pipe
     double stream_free = end;
     // Hand the output to the next (forward) or previous (backward) model chunk.
     const int next = backward ? idx - 1 : idx + 1;
-    if (next >= 0 && next < n_chunks) {
-      const int to_stage = next_stage(backward, s, p);
-      const size_t next_key = static_cast<size_t>(next) * m + micro_batch;
+    if (next >= 0 && next < n_chunks_) {
+      const int to_stage = backward ? (s == 0 ? p_ - 1 : s - 1) : (s == p_ - 1 ? 0 : s + 1);
+      const size_t next_key = static_cast<size_t>(next) * m_ + micro_batch;
       double arrive = end;
       if (to_stage != s) {
         double& link_free = backward ? ss.send_bwd_free : ss.send_fwd_free;
-        const double tx = backward ? in.send_bwd_s[s] : in.send_fwd_s[s];
+        const double tx = backward ? in_.send_bwd_s[s] : in_.send_fwd_s[s];
         const double tx_start = std::max(end, link_free);
         arrive = tx_start + tx;
         link_free = arrive;
-        if (in.blocking_sends) {
+        if (in_.blocking_sends) {
           st.pp_comm += arrive - end;
           stream_free = arrive;
-          if (in.record && tx > 0)
+          if (kRecord && tx > 0)
             st.blocks.push_back({ScheduleBlock::pp_send, micro_batch, chunk, end, arrive - end});
         }
       }
-      (backward ? b_in : f_in)[next_key] = Slot{arrive, end};
+      (backward ? b_in_ : f_in_)[next_key] = Slot{arrive, end};
     }
     if (backward) {  // the stream is serial: the latest backward of a chunk is its last
       st.last_bwd_start[chunk] = start;
       st.last_bwd_end[chunk] = end;
     }
-    ss.walk.advance(backward, p, v);
+    ss.walk.advance(backward, p_, v_);
     ss.free_at = stream_free;
   }
-  for (int s = 0; s < p; ++s) out.stages[s].compute_end = state[s].free_at;
+
+  // Ends the run; false when a stage has blocks left (a block whose input never came).
+  bool finish() {
+    for (int s = 0; s < p_; ++s) {
+      if (!done(s)) {
+        out_.ok = false;
+        return false;
+      }
+      out_.stages[s].compute_end = state_[s].free_at;
+    }
+    return true;
+  }
+
+ private:
+  struct StageState {
+    StageWalk walk;
+    double free_at = 0, send_fwd_free = 0, send_bwd_free = 0;
+  };
+  const PipelineInput& in_;
+  PipelineOutcome& out_;
+  const int p_, v_, m_, n_chunks_, total_;
+  std::vector<Slot> f_in_, b_in_;  // inputs per (model chunk, micro-batch): chunk * m + micro-batch
+  std::vector<StageState> state_;
+};
+
+// Sweeps the stages, each running its blocks until one's input is missing, until all are done.
+template <bool kRecord>
+bool search_order(Run& run, int stages, long long blocks, PipelineOrder* order) {
+  while (blocks > 0) {
+    bool progress = false;
+    for (int s = 0; s < stages; ++s) {
+      while (!run.done(s)) {
+        const Run::Block b = run.next(s);
+        if (!run.has_input(b)) break;
+        if (order) order->stage.push_back(static_cast<std::uint32_t>(s));
+        run.step<kRecord>(s, b);
+        --blocks;
+        progress = true;
+      }
+    }
+    if (!progress) break;  // a block whose input never comes: finish() reports it
+  }
+  return run.finish();
+}
+
+template <bool kRecord>
+void follow_order(Run& run, const PipelineOrder& order) {
+  for (const std::uint32_t s32 : order.stage) {
+    const int s = static_cast<int>(s32);
+    run.step<kRecord>(s, run.next(s));
+  }
+  run.finish();
+}
+
+}  // namespace
+
+void simulate_pipeline(const PipelineInput& in, PipelineOutcome& out, PipelineOrder* order) {
+  Run run(in, out);
+  const long long blocks = 2LL * in.stages * in.chunks * in.micro_batches;
+  if (order) {
+    *order = PipelineOrder{in.stages, in.chunks, in.micro_batches, {}, true};
+    order->stage.reserve(static_cast<size_t>(blocks));
+  }
+  const bool ok = in.record ? search_order<true>(run, in.stages, blocks, order)
+                            : search_order<false>(run, in.stages, blocks, order);
+  if (order) order->ok = ok;
+}
+
+void simulate_pipeline(const PipelineInput& in, const PipelineOrder& order, PipelineOutcome& out) {
+  Run run(in, out);
+  if (!order.ok || order.stages != in.stages || order.chunks != in.chunks ||
+      order.micro_batches != in.micro_batches) {
+    out.ok = false;
+    return;
+  }
+  if (in.record) follow_order<true>(run, order);
+  else follow_order<false>(run, order);
 }
 
 }  // namespace vtrain::detail

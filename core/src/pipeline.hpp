@@ -53,19 +53,19 @@ struct PipelineOutcome {
   bool ok = true;  // false only on an internal scheduling bug (deadlock)
 };
 
-// A global order of one iteration's blocks in which every block comes after the block producing
-// its input, each stage's blocks in their 1F1B order: the stage of each block. It depends on the
-// shape only, so simulations of one shape can share it.
+// An order of one iteration's blocks in which every block comes after the block producing its
+// input, each stage's blocks in their 1F1B order: the stage of each block. It depends on the
+// shape (stages, chunks, micro-batches) only, so simulations of one shape can share it.
 struct PipelineOrder {
   int stages = 0, chunks = 0, micro_batches = 0;
   std::vector<std::uint32_t> stage;  // per block, in order
   bool ok = true;                    // false only on an internal scheduling bug (deadlock)
 };
-PipelineOrder order_blocks(int stages, int chunks, int micro_batches);
 
-// Runs the 1F1B (chunks == 1) or interleaved 1F1B schedule.
-void simulate_pipeline(const PipelineInput& in, PipelineOutcome& out);
-// The same along an order of the input's shape.
+// Runs the 1F1B (chunks == 1) or interleaved 1F1B schedule, finding which block can run next as
+// it goes; with `order`, also records the order in which the blocks ran.
+void simulate_pipeline(const PipelineInput& in, PipelineOutcome& out, PipelineOrder* order = nullptr);
+// The same along a recorded order of the input's shape, with no searching.
 void simulate_pipeline(const PipelineInput& in, const PipelineOrder& order, PipelineOutcome& out);
 
 // Order of blocks on one stage: (is_backward, chunk, micro_batch) for position `k`.

@@ -68,12 +68,14 @@ const PipelineOutcome& run_pipeline(const PipelineInput& in, SimScratch* scratch
                                 orders[i].micro_batches == in.micro_batches))
     ++i;
   if (i == orders.size()) {
+    // The first pipeline of a shape finds its block order; later ones of that shape follow it.
     if (orders.size() >= scratch->order_capacity) orders.pop_back();
-    orders.insert(orders.begin(), order_blocks(in.stages, in.chunks, in.micro_batches));
-  } else if (i > 0) {
-    std::swap(orders[i], orders[0]);
+    orders.insert(orders.begin(), PipelineOrder{});
+    simulate_pipeline(in, scratch->last_outcome, &orders[0]);
+  } else {
+    if (i > 0) std::swap(orders[i], orders[0]);
+    simulate_pipeline(in, orders[0], scratch->last_outcome);
   }
-  simulate_pipeline(in, orders[0], scratch->last_outcome);
   scratch->last_input = in;
   scratch->has_last = true;
   ++scratch->pipelines_run;
