@@ -4,6 +4,7 @@
 
 #include "vtrain/config.hpp"
 #include "vtrain/examples.hpp"
+#include "vtrain/explore.hpp"
 #include "vtrain/optimal.hpp"
 #include "vtrain/profile.hpp"
 #include "vtrain/simulate.hpp"
@@ -86,6 +87,20 @@ std::string profiles() {
 }
 
 std::string version() { return ok_reply(json{{"version", "0.1.0"}}); }
+
+std::string explore(std::string_view request_json, const std::function<bool(double)>& progress, int threads) {
+  Diagnostics errors;
+  json j;
+  if (!parse_text(request_json, j, errors)) return errors_reply(errors);
+  auto request = parse_explore_request(j);
+  if (!request.ok()) return errors_reply(request.errors());
+  ExploreControl control;
+  control.threads = threads;
+  control.progress = progress;
+  auto result = vtrain::explore(request.value(), control);
+  if (!result.ok()) return errors_reply(result.errors());
+  return ok_reply(to_json(result.value()));
+}
 
 std::string optimal(std::string_view request_json, const std::function<bool(double)>& progress, int threads) {
   Diagnostics errors;

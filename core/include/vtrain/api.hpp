@@ -15,6 +15,12 @@ std::string presets();                                      // model presets and
 std::string profiles();                                     // bundled GPU profiles
 std::string version();
 
+// Every valid parallel plan of a request (see vtrain/explore.hpp): a simulate config with an
+// optional "explore" object, or {"case": NAME, ...overrides}. `progress` gets the fraction done
+// and may return false to cancel; `threads` > 1 only in native builds.
+std::string explore(std::string_view request_json, const std::function<bool(double fraction_done)>& progress = {},
+                    int threads = 1);
+
 // Compute-optimal sizing (see vtrain/optimal.hpp). `progress` gets the fraction done and may
 // return false to cancel; `threads` > 1 only in native builds.
 std::string optimal(std::string_view request_json, const std::function<bool(double)>& progress = {},
