@@ -375,7 +375,8 @@ bool for_each_item(int items, int threads, const std::vector<double>& work,
   worker(0, true);
   for (auto& th : pool) th.join();
 #endif
-  return !stop.load();
+  if (stop.load()) return false;
+  return !progress || progress(1.0);
 }
 
 // Peak memory per GPU of a plan, as simulate() computes it (GiB).
@@ -398,6 +399,40 @@ void fill_from(PlanEstimate& e, const SimResult& r) {
   e.fits_in_memory = r.fits_in_memory;
 }
 
+}  // namespace
+
+std::vector<int> pareto_frontier(const std::vector<PlanEstimate>& plans) {
+  std::vector<int> feasible;
+  for (int i = 0; i < static_cast<int>(plans.size()); ++i)
+    if (plans[i].feasible()) feasible.push_back(i);
+  std::sort(feasible.begin(), feasible.end(), [&](int a, int b) {
+    if (plans[a].training_days != plans[b].training_days) return plans[a].training_days < plans[b].training_days;
+    if (plans[a].gpu_hours != plans[b].gpu_hours) return plans[a].gpu_hours < plans[b].gpu_hours;
+    return a < b;
+  });
+  // Sweep by days: a plan is on the frontier when it is the cheapest of its days and cheaper than
+  // every faster plan. Equal plans are all on it.
+  std::vector<int> frontier;
+  double cheapest_before = INFINITY;
+  for (size_t g = 0; g < feasible.size();) {
+    size_t h = g;
+    double group_min = INFINITY;
+    while (h < feasible.size() && plans[feasible[h]].training_days == plans[feasible[g]].training_days) {
+      group_min = std::min(group_min, plans[feasible[h]].gpu_hours);
+      ++h;
+    }
+    for (size_t k = g; k < h; ++k) {
+      const PlanEstimate& e = plans[feasible[k]];
+      if (e.gpu_hours == group_min && e.gpu_hours < cheapest_before) frontier.push_back(feasible[k]);
+    }
+    cheapest_before = std::min(cheapest_before, group_min);
+    g = h;
+  }
+  return frontier;
+}
+
+namespace {
+
 // Whether plan a ranks before b for fewest days (then cost, then enumeration order).
 bool faster(const PlanEstimate& a, int ia, const PlanEstimate& b, int ib) {
   if (a.training_days != b.training_days) return a.training_days < b.training_days;
@@ -415,32 +450,11 @@ bool cheaper(const PlanEstimate& a, int ia, const PlanEstimate& b, int ib) {
 
 void rank(ExploreResult& res) {
   auto& plans = res.plans;
+  res.pareto = pareto_frontier(plans);
+  for (int i : res.pareto) plans[i].pareto = true;
   std::vector<int> feasible;
   for (int i = 0; i < static_cast<int>(plans.size()); ++i)
     if (plans[i].feasible()) feasible.push_back(i);
-  std::sort(feasible.begin(), feasible.end(),
-            [&](int a, int b) { return faster(plans[a], a, plans[b], b); });
-  // Pareto frontier of (days, cost): no other feasible plan is at least as good in both and
-  // better in one. Sweep by days; a plan is on it when it is the cheapest of its days and cheaper
-  // than every faster plan. Equal plans are all on it.
-  double cheapest_before = INFINITY;
-  for (size_t g = 0; g < feasible.size();) {
-    size_t h = g;
-    double group_min = INFINITY;
-    while (h < feasible.size() && plans[feasible[h]].training_days == plans[feasible[g]].training_days) {
-      group_min = std::min(group_min, plans[feasible[h]].gpu_hours);
-      ++h;
-    }
-    for (size_t k = g; k < h; ++k) {
-      PlanEstimate& e = plans[feasible[k]];
-      if (e.gpu_hours == group_min && e.gpu_hours < cheapest_before) {
-        e.pareto = true;
-        res.pareto.push_back(feasible[k]);
-      }
-    }
-    cheapest_before = std::min(cheapest_before, group_min);
-    g = h;
-  }
   for (int i : feasible) {
     if (res.best_time < 0 || faster(plans[i], i, plans[res.best_time], res.best_time)) res.best_time = i;
     if (res.best_cost < 0 || cheaper(plans[i], i, plans[res.best_cost], res.best_cost)) res.best_cost = i;

@@ -109,6 +109,11 @@ const nlohmann::json* find_explore_case(const std::string& name);
 // Enumerates, checks and simulates every plan of the request's space.
 Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreControl& control = {});
 
+// Indices of the feasible plans on the Pareto frontier of (training days, cost), fastest first:
+// those no other feasible plan matches in both and beats in one. Cost compares as GPU-hours
+// (cost / price). Equal plans are all on it.
+std::vector<int> pareto_frontier(const std::vector<PlanEstimate>& plans);
+
 nlohmann::json to_json(const ExploreResult& r);
 nlohmann::json to_json(const PlanEstimate& p);
 
