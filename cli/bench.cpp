@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -10,6 +12,7 @@
 #include "cli.hpp"
 #include "vtrain/config.hpp"
 #include "vtrain/examples.hpp"
+#include "vtrain/explore.hpp"
 #include "vtrain/simulate.hpp"
 
 namespace vtrain::cli {
@@ -40,6 +43,72 @@ double time_plan(const SimConfig& c, int& runs) {
   return samples[samples.size() / 2];
 }
 
+// Median wall time of a whole sweep, in seconds; `result` is the last run's.
+double time_sweep(const ExploreRequest& req, int threads, int runs, ExploreResult& result, Diagnostics& errors) {
+  std::vector<double> samples;
+  for (int i = 0; i < runs; ++i) {
+    ExploreControl control;
+    control.threads = threads;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = explore(req, control);
+    const auto t1 = std::chrono::steady_clock::now();
+    if (!r.ok()) {
+      errors = r.errors();
+      return -1;
+    }
+    result = std::move(r.value());
+    samples.push_back(std::chrono::duration<double>(t1 - t0).count());
+  }
+  std::sort(samples.begin(), samples.end());
+  return samples[samples.size() / 2];
+}
+
+// The explorer's floors: vTrain's 294-plan case study, and every valid plan of GPT-3 175B on up
+// to 1024 GPUs.
+bool bench_sweeps(const Args& args, json& rows) {
+  struct Sweep {
+    const char* name;
+    json request;
+    double floor_s;
+    int runs;
+  };
+  const Sweep sweeps[] = {
+      {"explore --case mt-nlg (vTrain case study 1)", json{{"case", "mt-nlg"}}, 0.5, 5},
+      {"explore gpt3-175b (every plan, <= 1024 GPUs)", json::parse(find_example("gpt3-175b")->json_text), 5.0, 3}};
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (args.has("threads")) threads = std::max(1, std::atoi(args.get("threads").c_str()));
+  bool all_ok = true;
+  for (const auto& sw : sweeps) {
+    auto req = parse_explore_request(sw.request);
+    if (!req.ok()) {
+      print_errors(req.errors());
+      return false;
+    }
+    ExploreResult result;
+    Diagnostics errors;
+    const double t = time_sweep(req.value(), threads, sw.runs, result, errors);
+    if (t < 0) {
+      print_errors(errors);
+      return false;
+    }
+    const bool ok = t <= sw.floor_s;
+    all_ok = all_ok && ok;
+    rows.push_back({{"case", sw.name},
+                    {"plans", result.stats.plans},
+                    {"simulated", result.stats.simulated},
+                    {"seconds", t},
+                    {"runs", sw.runs},
+                    {"threads", threads},
+                    {"floor_s", sw.floor_s},
+                    {"meets_floor", ok}});
+    if (!args.has("json"))
+      std::printf("%-46s %7lld plans (%lld simulated) in %6.3f s on %d threads (median of %d)  floor %.1f s: %s\n",
+                  sw.name, result.stats.plans, result.stats.simulated, t, threads, sw.runs, sw.floor_s,
+                  ok ? "ok" : "MISSED");
+  }
+  return all_ok;
+}
+
 }  // namespace
 
 int run_bench(const Args& args) {
@@ -68,7 +137,9 @@ int run_bench(const Args& args) {
       std::printf("%-40s %9.1f us per plan (median of %d)  floor %.0f us: %s\n", bc.name, t * 1e6, runs,
                   floor_s * 1e6, ok ? "ok" : "MISSED");
   }
-  if (args.has("json")) std::printf("%s\n", json{{"simulate", rows}}.dump(2).c_str());
+  json sweeps = json::array();
+  all_ok = bench_sweeps(args, sweeps) && all_ok;
+  if (args.has("json")) std::printf("%s\n", json{{"simulate", rows}, {"explore", sweeps}}.dump(2).c_str());
   return all_ok ? 0 : 1;
 }
 

@@ -32,6 +32,7 @@ std::string format_number(double v, int significant = 3);
 std::string format_money(double usd);
 
 int run_bench(const Args& args);
+int run_explore(const Args& args);
 int run_validate(const Args& args);
 int run_calibrate(const Args& args);
 int run_optimal(const Args& args);

@@ -65,7 +65,8 @@ const char* kUsage =
     "commands:\n"
     "  simulate CONFIG [--json] [--profile FILE] [--no-timeline]\n"
     "                         predict one training iteration (CONFIG: a JSON file or an example name)\n"
-    "  bench [--json]         time the simulator on MT-NLG 530B and GPT-3 175B plans\n"
+    "  bench [--json] [--threads N]\n"
+    "                         time the simulator and the explorer against their floors\n"
     "  validate FILE.csv... [--json] [--summary] [--gpu NAME] [--profile FILE]\n"
     "           [--intra-node-GBps X] [--inter-node-Gbps X] [--gpus-per-node N]\n"
     "                         simulate measured runs and report the error of each\n"
@@ -73,6 +74,9 @@ const char* kUsage =
     "                         fit the A100 profiles to ../shared's measurements and write them\n"
     "  optimal REQUEST.json | --preset NAME [--json] [--time]\n"
     "                         the model size a budget really buys, beside the FLOP-only answer\n"
+    "  explore CONFIG | --case mt-nlg [--json] [--price USD] [--gpus N] [--objective time|cost|deadline]\n"
+    "          [--deadline-days N] [--simulate-unfit] [--threads N] [--top N]\n"
+    "                         every valid parallel plan, its time and cost, and the Pareto frontier\n"
     "  presets [--json]       list model presets and example configs\n"
     "  profiles [--json]      list bundled GPU profiles\n"
     "  help                   this text\n";
@@ -89,7 +93,7 @@ Args parse_args(int argc, char** argv, int first) {
         name = name.substr(0, eq);
       } else if (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0 &&
                  name != "json" && name != "no-timeline" && name != "summary" && name != "dry-run" &&
-                 name != "time") {
+                 name != "simulate-unfit" && name != "time") {
         value = argv[++i];
       }
       a.options.emplace_back(name, value);
@@ -197,6 +201,7 @@ int main(int argc, char** argv) {
   if (cmd == "validate") return run_validate(args);
   if (cmd == "calibrate") return run_calibrate(args);
   if (cmd == "optimal") return run_optimal(args);
+  if (cmd == "explore") return run_explore(args);
   if (cmd == "presets") return cmd_presets(args);
   if (cmd == "profiles") return cmd_profiles(args);
   if (cmd == "help" || cmd == "--help" || cmd == "-h") {

@@ -1,0 +1,293 @@
+// vtrain explore: every valid parallel plan of a config, the baseline beside the cheapest and the
+// fastest, the time-cost Pareto frontier and the top plans for an objective.
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+#include "vtrain/explore.hpp"
+#include "vtrain/model.hpp"
+
+namespace vtrain::cli {
+
+using nlohmann::json;
+
+namespace {
+
+// What the listed plans have in common, so that a row names only what varies.
+struct Varies {
+  bool micro_batch = false, recompute = false;
+  int micro_batch_value = 1;
+  Recompute recompute_value = Recompute::full;
+};
+
+Varies what_varies(const ExploreResult& r) {
+  Varies v;
+  std::set<int> mbs;
+  std::set<Recompute> recs;
+  for (const auto& e : r.plans) {
+    mbs.insert(e.plan.micro_batch);
+    recs.insert(e.plan.recompute);
+  }
+  v.micro_batch = mbs.size() > 1;
+  v.recompute = recs.size() > 1;
+  v.micro_batch_value = *mbs.begin();
+  v.recompute_value = *recs.begin();
+  return v;
+}
+
+// "(t, d, p)" as vTrain writes plans, then what else sets this plan apart.
+std::string plan_label(const PlanConfig& p, const Varies& v) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "(%d, %d, %d)", p.tp, p.dp, p.pp);
+  std::string s = buf;
+  if (v.micro_batch) s += " mb " + std::to_string(p.micro_batch);
+  if (p.virtual_stages > 1) s += " v " + std::to_string(p.virtual_stages);
+  if (v.recompute) s += std::string(" ") + to_string(p.recompute);
+  if (p.sequence_parallel && p.tp > 1) s += " sp";
+  if (p.zero_stage > 0 && p.dp > 1) s += " zero-1";
+  return s;
+}
+
+// Fixed-point in one unit per column, so that a column reads down.
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f s", s);
+  return buf;
+}
+
+std::string millions(double x, const char* prefix = "") {
+  char buf[32];
+  if (x >= 1e6) std::snprintf(buf, sizeof buf, "%s%.2f M", prefix, x / 1e6);
+  else if (x >= 1e3) std::snprintf(buf, sizeof buf, "%s%.1f k", prefix, x / 1e3);
+  else std::snprintf(buf, sizeof buf, "%s%.0f", prefix, x);
+  return buf;
+}
+
+std::string row(const char* label, const PlanEstimate& e, const Varies& v, size_t plan_width) {
+  char buf[400];
+  std::string plan = plan_label(e.plan, v);
+  plan.resize(std::max(plan.size(), plan_width), ' ');
+  if (!e.simulated) {
+    std::snprintf(buf, sizeof buf, "  %-9s %s %5d  %52s %7.1f GiB  does not fit\n", label, plan.c_str(), e.num_gpus,
+                  "(not simulated)", e.memory_GiB);
+    return buf;
+  }
+  std::string note;
+  if (!e.fits_in_memory) note = "  does not fit";
+  if (!e.within_gpu_limit) note += "  over the GPU limit";
+  std::snprintf(buf, sizeof buf, "  %-9s %s %5d %9s %7.1f %9s %9s %6.0f %5.1f%% %7.1f GiB%s\n", label, plan.c_str(),
+                e.num_gpus, seconds_text(e.iteration_time_s).c_str(), e.training_days,
+                millions(e.gpu_hours).c_str(), millions(e.cost_usd, "$").c_str(), e.energy_MWh, 100 * e.mfu,
+                e.memory_GiB, note.c_str());
+  return buf;
+}
+
+std::string header(size_t plan_width) {
+  std::string plan = "(t, d, p)";
+  plan.resize(std::max(plan.size(), plan_width), ' ');
+  char buf[300];
+  std::snprintf(buf, sizeof buf, "  %-9s %s %5s %9s %7s %9s %9s %6s %6s %11s\n", "", plan.c_str(), "GPUs", "iteration",
+                "days", "GPU-hours", "cost", "MWh", "MFU", "memory");
+  return buf;
+}
+
+// Percentage change from `base` to `x`, signed.
+std::string change(double x, double base) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", 100.0 * (x - base) / base);
+  return buf;
+}
+
+std::string text_report(const ExploreResult& r, size_t top) {
+  std::string out;
+  char line[600];
+  auto add = [&](const char* fmt, auto... a) {
+    std::snprintf(line, sizeof line, fmt, a...);
+    out += line;
+  };
+  const SimConfig& c = r.request.config;
+  const ExploreOptions& o = r.request.options;
+  const ExploreStats& s = r.stats;
+  const Varies v = what_varies(r);
+  if (!r.request.description.empty()) add("%s\n", r.request.description.c_str());
+  add("%s (%s parameters), %s tokens, global batch %d of %d tokens\n", c.model.name.c_str(),
+      format_number(count_parameters(c.model).total).c_str(), format_number(c.training.tokens).c_str(),
+      c.plan.global_batch, c.model.seq_len);
+  add("at most %d x %s, %d per node, at $%.2f per GPU-hour\n", c.cluster.num_gpus, c.cluster.gpu.c_str(),
+      c.cluster.gpus_per_node, c.cluster.price_per_gpu_hour_usd);
+  out += "\n";
+  add("%lld plans: %lld within %d GPUs, %lld fit in memory, %lld can run; %zu on the time-cost Pareto frontier\n",
+      s.plans, s.within_gpu_limit, c.cluster.num_gpus, s.fit, s.feasible, r.pareto.size());
+  if (s.simulated < s.plans)
+    add("%lld plans that do not fit in memory were not simulated (--simulate-unfit times them)\n",
+        s.plans - s.simulated);
+  std::string common;
+  if (!v.micro_batch) common += "micro-batch " + std::to_string(v.micro_batch_value);
+  if (!v.recompute) common += std::string(common.empty() ? "" : ", ") + to_string(v.recompute_value) + " recomputation";
+  add("plans are (tensor, data, pipeline) parallel degrees%s%s\n", common.empty() ? "" : "; all with ",
+      common.c_str());
+  out += "\n";
+
+  // The plans to show, and the width of their labels.
+  std::vector<int> shown;
+  auto show = [&](int i) { if (i >= 0) shown.push_back(i); };
+  show(r.baseline);
+  show(r.best_cost);
+  show(r.best_time);
+  show(r.best);
+  for (size_t k = 0; k < r.pareto.size() && k < top; ++k) show(r.pareto[k]);
+  size_t width = 9;
+  for (int i : shown) width = std::max(width, plan_label(r.plans[i].plan, v).size());
+
+  out += header(width);
+  if (r.baseline >= 0) out += row("baseline", r.plans[r.baseline], v, width);
+  if (r.best_cost >= 0) out += row("cheapest", r.plans[r.best_cost], v, width);
+  if (r.best_time >= 0) out += row("fastest", r.plans[r.best_time], v, width);
+  if (o.objective == Objective::deadline) {
+    char label[32];
+    std::snprintf(label, sizeof label, "by %g d", o.deadline_days);
+    if (r.best >= 0) out += row(label, r.plans[r.best], v, width);
+    else add("  no plan that can run finishes within %g days\n", o.deadline_days);
+  }
+  if (r.best_time < 0) out += "  no plan can run: none fits in memory within the GPU limit\n";
+  const PlanEstimate* base = r.baseline >= 0 ? &r.plans[r.baseline] : nullptr;
+  if (base && base->simulated && r.best_cost >= 0) {
+    out += "\n";
+    const PlanEstimate& cheap = r.plans[r.best_cost];
+    const PlanEstimate& fast = r.plans[r.best_time];
+    add("cheapest against the baseline: cost %s, time %s\n", change(cheap.cost_usd, base->cost_usd).c_str(),
+        change(cheap.training_days, base->training_days).c_str());
+    add("fastest against the baseline:  cost %s, time %s\n", change(fast.cost_usd, base->cost_usd).c_str(),
+        change(fast.training_days, base->training_days).c_str());
+  }
+
+  if (!r.pareto.empty()) {
+    add("\nPareto frontier of training time and cost, fastest first (%zu plans):\n", r.pareto.size());
+    out += header(width);
+    for (size_t k = 0; k < r.pareto.size() && k < top; ++k) out += row("", r.plans[r.pareto[k]], v, width);
+    if (r.pareto.size() > top) add("  ... %zu more (--top N shows more, --json lists all)\n", r.pareto.size() - top);
+  }
+  return out;
+}
+
+// The result as JSON with one plan per line: readable, and a fraction of an indented dump.
+void print_json(const json& j) {
+  std::printf("{\n");
+  bool first = true;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    std::printf("%s  \"%s\": ", first ? "" : ",\n", it.key().c_str());
+    first = false;
+    if (it->is_array()) {
+      std::printf("[");
+      for (size_t i = 0; i < it->size(); ++i) std::printf("%s\n    %s", i ? "," : "", (*it)[i].dump().c_str());
+      std::printf("%s]", it->empty() ? "" : "\n  ");
+    } else {
+      std::printf("%s", it->dump().c_str());
+    }
+  }
+  std::printf("\n}\n");
+}
+
+// Reads a number option; false (with a message) when it is not one.
+bool number_option(const Args& args, const char* name, double& out) {
+  const std::string s = args.get(name);
+  char* end = nullptr;
+  out = std::strtod(s.c_str(), &end);
+  if (s.empty() || *end != '\0') {
+    std::fprintf(stderr, "error: --%s needs a number, got \"%s\"\n", name, s.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int run_explore(const Args& args) {
+  json request;
+  if (args.has("case")) {
+    if (!args.positional.empty()) {
+      std::fprintf(stderr, "error: explore takes a CONFIG or --case NAME, not both\n");
+      return 2;
+    }
+    request = {{"case", args.get("case")}};
+  } else if (!args.positional.empty()) {
+    std::string text, error;
+    if (!load_config_text(args.positional[0], text, error)) {
+      std::fprintf(stderr, "error: %s\n", error.c_str());
+      return 2;
+    }
+    request = json::parse(text, nullptr, false);
+    if (request.is_discarded()) {
+      std::fprintf(stderr, "error: %s is not valid JSON\n", args.positional[0].c_str());
+      return 2;
+    }
+  } else {
+    std::string names;
+    for (const auto& n : explore_case_names()) names += (names.empty() ? "" : ", ") + n;
+    std::fprintf(stderr, "error: explore needs a CONFIG (JSON file or example name) or --case NAME (%s)\n",
+                 names.c_str());
+    return 2;
+  }
+  if (!request.is_object()) {
+    std::fprintf(stderr, "error: the config must be a JSON object\n");
+    return 1;
+  }
+
+  // Options override the config's fields; the core checks their values and names the field.
+  json patch = json::object();
+  double x = 0;
+  if (args.has("price")) {
+    if (!number_option(args, "price", x)) return 2;
+    patch["cluster"]["price_per_gpu_hour_usd"] = x;
+  }
+  if (args.has("gpus")) {
+    if (!number_option(args, "gpus", x)) return 2;
+    patch["cluster"]["num_gpus"] = x;
+  }
+  if (args.has("objective")) patch["explore"]["objective"] = args.get("objective");
+  if (args.has("deadline-days")) {
+    if (!number_option(args, "deadline-days", x)) return 2;
+    patch["explore"]["deadline_days"] = x;
+  }
+  if (args.has("simulate-unfit")) patch["explore"]["simulate_unfit"] = true;
+  request.merge_patch(patch);
+
+  auto req = parse_explore_request(request);
+  if (!req.ok()) {
+    print_errors(req.errors());
+    return 1;
+  }
+  double top = 15;
+  if (args.has("top") && (!number_option(args, "top", top) || top < 0)) return 2;
+  ExploreControl control;
+  control.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (args.has("threads")) {
+    if (!number_option(args, "threads", x)) return 2;
+    if (x < 1 || x > 1024 || x != static_cast<int>(x)) {
+      std::fprintf(stderr, "error: --threads must be a whole number from 1 to 1024\n");
+      return 2;
+    }
+    control.threads = static_cast<int>(x);
+  }
+  auto result = explore(req.value(), control);
+  if (!result.ok()) {
+    print_errors(result.errors());
+    return 1;
+  }
+  if (args.has("json")) {
+    print_json(to_json(result.value()));
+    return 0;
+  }
+  std::printf("%s", text_report(result.value(), static_cast<size_t>(top)).c_str());
+  return 0;
+}
+
+}  // namespace vtrain::cli
