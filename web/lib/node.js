@@ -29,8 +29,10 @@ export async function loadVtrain(options = {}) {
     simulate: (config, opts) => call('simulate', config, opts),
     validateConfig: (config, opts) => call('validateConfig', config, opts),
     explore: (request, opts) => call('explore', request, opts),
+    optimal: (request, opts) => call('optimal', request, opts),
     presets: (opts) => call('presets', undefined, opts),
     profiles: (opts) => call('profiles', undefined, opts),
+    warmUp: async () => {},
     terminate() {},
   };
 }

@@ -7,6 +7,7 @@ export const CALLS = Object.freeze({
   simulate: true,
   validateConfig: true,
   explore: true,
+  optimal: true,
   presets: false,
   profiles: false,
   version: false,
@@ -35,8 +36,8 @@ export function callModule(mod, call, input, onProgress, shouldStop) {
   }
   let text;
   try {
-    if (call === 'explore') {
-      text = mod.explore(toText(input), (fraction) => {
+    if (call === 'explore' || call === 'optimal') {
+      text = mod[call](toText(input), (fraction) => {
         if (onProgress) onProgress(fraction);
         return !(shouldStop && shouldStop());
       });

@@ -163,10 +163,17 @@ export async function createVtrain(options = {}) {
     validateConfig: (config, opts) => call(quick, 'validateConfig', config, opts),
     /** Sweeps the plans of a config; `opts.onProgress(fraction)`, `opts.signal` cancels. */
     explore: (request, opts) => call(sweeps, 'explore', request, opts),
+    /** Compute-optimal sizing for a budget; `opts.onProgress(fraction)`, `opts.signal` cancels. */
+    optimal: (request, opts) => call(sweeps, 'optimal', request, opts),
     /** Model presets and example configs: {models, examples}. */
     presets: (opts) => call(quick, 'presets', undefined, opts),
     /** Bundled GPU profiles. */
     profiles: (opts) => call(quick, 'profiles', undefined, opts),
+    /**
+     * Starts every worker now (each loads its own module), so the first sweep or background call
+     * does not wait for one; resolves when all are ready.
+     */
+    warmUp: () => Promise.all([background, sweeps].map((lane) => call(lane, 'version'))).then(() => undefined),
     /** Stops the workers; pending calls reject with code "cancelled". */
     terminate() {
       quick.close();

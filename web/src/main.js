@@ -782,8 +782,17 @@ async function boot() {
   await simulateNow();
   performance.mark('vtrain:interactive');
   document.body.dataset.ready = 'true';
-  // Plotly starts loading once the first numbers are on screen.
-  if (!app.embed) loadPlotly();
+  // Plotly starts loading once the first numbers are on screen, then the other workers start, so
+  // the first sweep does not wait for a module to load.
+  if (!app.embed) {
+    loadPlotly()
+      .catch(() => {})
+      .then(() => app.vtrain.warmUp())
+      .then(() => {
+        document.body.dataset.warm = 'true';
+      })
+      .catch(() => {});
+  }
   if (app.view === 'explore') app.explore.shown();
 }
 
