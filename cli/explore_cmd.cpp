@@ -265,7 +265,7 @@ int run_explore(const Args& args) {
     print_errors(req.errors());
     return 1;
   }
-  double top = 15;
+  double top = 20;
   if (args.has("top") && (!number_option(args, "top", top) || top < 0)) return 2;
   ExploreControl control;
   control.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

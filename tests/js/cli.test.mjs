@@ -86,6 +86,11 @@ test('bench reports its floor', () => {
   const j = JSON.parse(r.out);
   assert.equal(j.simulate.length, 2);
   for (const row of j.simulate) assert.ok(row.seconds_per_plan > 0);
+  // The explorer's floors: the 294-plan case study and every plan of GPT-3 175B on 1024 GPUs.
+  assert.deepEqual(j.explore.map((row) => row.floor_s), [0.5, 5]);
+  assert.equal(j.explore[0].plans, 294);
+  assert.ok(j.explore[1].plans > 100000);
+  for (const row of j.explore) assert.ok(row.seconds > 0 && row.meets_floor, JSON.stringify(row));
 });
 
 test('presets and profiles list what is bundled', () => {
