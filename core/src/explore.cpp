@@ -339,11 +339,12 @@ std::vector<T> or_default(const std::vector<T>& given, std::vector<T> all) {
 }
 
 // Runs body(item, thread) for every item on `threads` threads, the calling thread being thread 0;
-// items are taken in order. Between items the calling thread reports progress; a false answer
-// stops the sweep. Returns false when cancelled.
+// items are taken in order. Between items the calling thread reports the fraction of the work
+// done when it has grown by `step` since the last report; a false answer stops the sweep.
+// Returns false when cancelled.
 bool for_each_item(int items, int threads, const std::vector<double>& work,
                    const std::function<void(int, int)>& body,
-                   const std::function<bool(double)>& progress) {
+                   const std::function<bool(double)>& progress, double step) {
   double total = 0;
   for (double w : work) total += w;
   std::atomic<int> next{0};
@@ -359,7 +360,7 @@ bool for_each_item(int items, int threads, const std::vector<double>& work,
       done.fetch_add(static_cast<long long>(work[i] * 1024));
       if (report && progress) {
         const double fraction = total > 0 ? std::min(1.0, done.load() / 1024.0 / total) : 1.0;
-        if (fraction - last_reported >= 0.005) {
+        if (fraction - last_reported >= step) {
           last_reported = fraction;
           if (!progress(fraction)) stop = true;
         }
@@ -598,12 +599,13 @@ Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreContr
       e.fits_in_memory = e.memory_GiB <= prof->hbm_GiB;
     }
   };
-  // Memory is a small part of the sweep: progress reports it as the first 5%.
+  // Memory is a small part of the sweep: progress reports it as the first 5%. Reports come every
+  // half percent of the whole.
   auto scaled = [&](double lo, double hi) {
     return control.progress ? std::function<bool(double)>([&, lo, hi](double f) { return control.progress(lo + (hi - lo) * f); })
                             : std::function<bool(double)>();
   };
-  if (!for_each_item(static_cast<int>(units.size()), threads, memory_work, memory_body, scaled(0.0, 0.05)))
+  if (!for_each_item(static_cast<int>(units.size()), threads, memory_work, memory_body, scaled(0.0, 0.05), 0.1))
     return Outcome<ExploreResult>::fail("cancelled", "", "/: the sweep was cancelled");
 
   double blocks = 0;
@@ -670,7 +672,8 @@ Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreContr
       }
     }
   };
-  if (!for_each_item(static_cast<int>(groups.size()), threads, ordered_work, sim_body, scaled(0.05, 1.0)))
+  if (!for_each_item(static_cast<int>(groups.size()), threads, ordered_work, sim_body, scaled(0.05, 1.0),
+                     0.005 / 0.95))
     return Outcome<ExploreResult>::fail("cancelled", "", "/: the sweep was cancelled");
   for (const auto& f : failures)
     if (!f.empty()) return f;
