@@ -515,6 +515,7 @@ Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreContr
 
   std::vector<Unit> units;
   auto& plans = res.plans;
+  SimConfig candidate = request.config;
   for (int tp : tps) {
     for (bool sp : sps_for(tp)) {
       for (int mb : mbs) {
@@ -555,10 +556,9 @@ Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreContr
                   e.plan.zero_stage = z;
                   e.num_gpus = tp * pp * dp;
                   e.within_gpu_limit = e.num_gpus <= max_gpus;
-                  SimConfig c = request.config;
-                  c.plan = e.plan;
-                  c.cluster.num_gpus = e.num_gpus;
-                  if (!check_sim_config(c).empty()) continue;  // a rule the loops above do not cover
+                  candidate.plan = e.plan;
+                  candidate.cluster.num_gpus = e.num_gpus;
+                  if (!check_sim_config(candidate).empty()) continue;  // a rule the loops above miss
                   plans.push_back(e);
                 }
               }
