@@ -1,5 +1,6 @@
 // The native CLI's numbers for every bundled example and every model preset (on one fixed plan),
-// written to build/golden/cli.json. The WebAssembly tests and the page tests compare against it,
+// its sweep of the MT-NLG case study and its compute-optimal presets, written to
+// build/golden/cli.json. The WebAssembly tests and the page tests compare against it,
 // so they follow the simulator as its profiles change. Run directly to regenerate:
 //   node scripts/golden.mjs
 import { spawnSync } from 'node:child_process';
@@ -47,7 +48,17 @@ export function generateGolden() {
     writeFileSync(file, JSON.stringify(config));
     cases.push({ name: m.name, kind: 'model', config, expected: pick(run(['simulate', file, '--json'])) });
   }
-  const golden = { generated_by: 'build/native/vtrain', cases };
+  const sweep = run(['explore', '--case', 'mt-nlg', '--json']);
+  const explore = {
+    name: 'mt-nlg',
+    request: { case: 'mt-nlg' },
+    expected: { plans: sweep.plans, pareto: sweep.pareto, best_time: sweep.best_time, best_cost: sweep.best_cost, best: sweep.best, baseline: sweep.baseline },
+  };
+  const optimal = presets.optimal.map((o) => {
+    const r = run(['optimal', '--preset', o.name, '--json']);
+    return { name: o.name, request: o.request, expected: { achievable: r.achievable, flop_only: r.flop_only, alternatives: r.alternatives } };
+  });
+  const golden = { generated_by: 'build/native/vtrain', cases, explore: [explore], optimal };
   mkdirSync(path.dirname(goldenPath), { recursive: true });
   writeFileSync(goldenPath, `${JSON.stringify(golden, null, 1)}\n`);
   return golden;
@@ -63,5 +74,5 @@ export function cliGolden() {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const g = generateGolden();
-  console.log(`${path.relative(root, goldenPath)}: ${g.cases.length} cases from the native CLI`);
+  console.log(`${path.relative(root, goldenPath)}: ${g.cases.length} simulations, ${g.explore.length} sweep and ${g.optimal.length} sizing from the native CLI`);
 }

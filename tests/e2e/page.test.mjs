@@ -205,6 +205,124 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     await page.close();
   });
 
+  test('the MT-NLG sweep shows progress, the scatter and a sortable table, and opens a plan', async () => {
+    const page = await newPage();
+    await open(page);
+    // The page starts its sweep worker once it is idle; the sweep is timed from then on.
+    await page.waitForSelector('body[data-warm]', { timeout: 20000 });
+    await changed(page, 'body', 'data-timeline', '[data-example="mt-nlg-530b"]');
+    // Choose the paper's grid while the Plan view shows, then time the sweep the tab starts.
+    await page.evaluate(() => {
+      const s = document.getElementById('explore-space');
+      s.value = 'mt-nlg';
+      s.dispatchEvent(new Event('change'));
+    });
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('space') === 'mt-nlg');
+    const run = await page.evaluate(async () => {
+      const bar = document.getElementById('explore-progress');
+      const wrap = document.getElementById('explore-progress-wrap');
+      const seen = [];
+      const o = new MutationObserver(() => seen.push({ value: bar.value, visible: !wrap.hidden && wrap.offsetHeight > 0 }));
+      o.observe(bar, { attributes: true, attributeFilter: ['value'] });
+      const t0 = performance.now();
+      const done = new Promise((resolve) => {
+        const d = new MutationObserver(() => {
+          if (document.body.dataset.explore === 'done' || document.body.dataset.explore === 'stopped') {
+            d.disconnect();
+            resolve(performance.now() - t0);
+          }
+        });
+        d.observe(document.body, { attributes: true, attributeFilter: ['data-explore'] });
+      });
+      document.getElementById('tab-explore').click();
+      const ms = await done;
+      o.disconnect();
+      return { ms, seen, state: document.body.dataset.explore, status: document.getElementById('explore-status').textContent };
+    });
+    assert.equal(run.state, 'done', run.status);
+    assert.match(run.status, /^294 plans/);
+    measured.sweep_ms = run.ms;
+    measured.sweep_plans = 294;
+    measured.sweep_progress_updates = run.seen.length;
+    assert.ok(run.seen.some((s) => s.visible && s.value > 0 && s.value < 1), 'the progress bar showed progress');
+    assert.ok(run.ms <= FLOORS.sweep_ms, `the sweep took ${run.ms.toFixed(0)} ms`);
+
+    await page.waitForSelector('body[data-scatter]');
+    const points = await page.evaluate(() => document.querySelectorAll('#chart-scatter .scatterlayer .point').length);
+    assert.ok(points >= 294, `${points} points drawn`);
+    assert.equal(await page.locator('#explore-table tbody tr').count(), 294);
+    await assertNoBadText(page);
+    await page.waitForTimeout(200);
+    await page.screenshot({ path: path.join(shots, 'explore.png'), fullPage: true });
+
+    // Sorting by cost puts the cheapest plan first.
+    await page.click('#explore-table thead th:nth-child(5) button');
+    const costs = await page.$$eval('#explore-table tbody tr td:nth-child(5)', (tds) => tds.map((td) => td.textContent));
+    assert.equal(await page.getAttribute('#explore-table thead th:nth-child(5)', 'aria-sort'), 'ascending');
+    const first = await page.textContent('#explore-table tbody tr:first-child td:first-child');
+    assert.ok(costs.length === 294 && costs[0].startsWith('$'));
+
+    // The fastest and cheapest plans are the CLI's; clicking the fastest opens it in the Plan view.
+    const cli = cliGolden().explore.find((e) => e.name === 'mt-nlg').expected;
+    const [fastest, fastestValue, cheapest] = await page.evaluate(() => {
+      const cards = [...document.querySelectorAll('#explore-best .kpi')];
+      return [cards[0].querySelector('.kpi-sub').textContent, cards[0].querySelector('.kpi-value').textContent, cards[1].querySelector('.kpi-sub').textContent];
+    });
+    const label = (p) => `tp ${p.tp} · pp ${p.pp} · dp ${p.dp}`;
+    assert.ok(fastest.startsWith(label(cli.best_time)), `${fastest} vs ${label(cli.best_time)}`);
+    assert.ok(cheapest.startsWith(label(cli.best_cost)), `${cheapest} vs ${label(cli.best_cost)}`);
+    assert.equal(fastestValue, `${fmt.days(cli.best_time.training_days)} · ${fmt.usd(cli.best_time.cost_usd)}`);
+    const rendered = await page.getAttribute('#results', 'data-rendered');
+    await page.click('#explore-best .kpi:first-child button');
+    await page.waitForFunction((r) => document.getElementById('results').dataset.rendered !== r, rendered);
+    assert.equal(await page.getAttribute('#tab-plan', 'aria-selected'), 'true');
+    const m = /tp (\d+) · pp (\d+) · dp (\d+)/.exec(fastest);
+    assert.deepEqual([await page.inputValue('#f-plan-tp'), await page.inputValue('#f-plan-pp'), await page.inputValue('#f-plan-dp')], [m[1], m[2], m[3]]);
+    assert.equal(Number(await page.getAttribute('#kpi-iteration', 'data-value')), cli.best_time.iteration_time_s);
+    // The sweep's GPU budget stayed, though the opened plan may use fewer GPUs.
+    assert.equal(await page.evaluate(() => new URLSearchParams(location.search).get('budget')), '3360');
+    assert.ok(first.length > 0);
+    await page.close();
+  });
+
+  test('a running sweep can be cancelled and the page keeps working', async () => {
+    const page = await newPage();
+    await open(page);
+    await changed(page, '#results', 'data-rendered', '[data-example="mt-nlg-530b"]');
+    // Cancel at the first progress report, from inside the page, so a fast sweep cannot finish first.
+    const state = await page.evaluate(async () => {
+      const bar = document.getElementById('explore-progress');
+      const o = new MutationObserver(() => {
+        if (bar.value > 0) {
+          o.disconnect();
+          document.getElementById('explore-cancel').click();
+        }
+      });
+      o.observe(bar, { attributes: true, attributeFilter: ['value'] });
+      const settled = new Promise((resolve) => {
+        const d = new MutationObserver(() => {
+          const s = document.body.dataset.explore;
+          if (s === 'stopped' || s === 'done') {
+            d.disconnect();
+            resolve(s);
+          }
+        });
+        d.observe(document.body, { attributes: true, attributeFilter: ['data-explore'] });
+      });
+      document.getElementById('tab-explore').click();
+      return settled;
+    });
+    assert.equal(state, 'stopped');
+    assert.match(await page.textContent('#explore-status'), /cancelled/);
+    assert.ok(await page.isHidden('#explore-progress-wrap'));
+    // The page still simulates, and the sweep runs again.
+    await page.click('#tab-plan');
+    await changed(page, '#results', 'data-rendered', '[data-example="llama3-8b"]');
+    await page.click('#tab-explore');
+    await page.waitForFunction(() => document.body.dataset.explore === 'done', null, { timeout: 60000 });
+    await page.close();
+  });
+
   test('an invalid value shows its error beside the field', async () => {
     const page = await newPage();
     await open(page);

@@ -28,6 +28,53 @@ test('simulate gives the native CLI numbers for every example and model preset',
   }
 });
 
+test('explore gives the native CLI sweep of the MT-NLG case study, with progress', async () => {
+  const golden = cliGolden();
+  for (const c of golden.explore) {
+    const seen = [];
+    const r = await vtrain.explore(c.request, { onProgress: (f) => seen.push(f) });
+    assert.equal(r.plans.length, c.expected.plans.length);
+    assert.deepEqual(r.plans, c.expected.plans, c.name);
+    assert.deepEqual(r.pareto, c.expected.pareto);
+    for (const k of ['best_time', 'best_cost', 'best', 'baseline']) assert.deepEqual(r[k], c.expected[k], k);
+    assert.ok(seen.length >= 10, `${seen.length} progress reports`);
+    assert.ok(seen.every((f, i) => f >= 0 && f <= 1 && (i === 0 || f >= seen[i - 1])));
+  }
+  assert.equal(golden.explore[0].expected.plans.length, 294);
+});
+
+test('optimal sizes the compute-optimal presets as the native CLI does', async () => {
+  const golden = cliGolden();
+  assert.ok(golden.optimal.length >= 1);
+  for (const c of golden.optimal) {
+    let reports = 0;
+    const r = await vtrain.optimal(c.request, { onProgress: () => reports++ });
+    for (const k of ['achievable', 'flop_only', 'alternatives']) assert.deepEqual(r[k], c.expected[k], `${c.name}: ${k}`);
+    assert.ok(reports > 0);
+  }
+  await assert.rejects(vtrain.optimal({}), (e) => e instanceof VtrainError && e.pointer === '/budget');
+});
+
+test('a sweep stops when its signal is aborted, with a typed error', async () => {
+  const controller = new AbortController();
+  let reports = 0;
+  await assert.rejects(
+    vtrain.explore({ case: 'mt-nlg' }, {
+      signal: controller.signal,
+      onProgress: (f) => {
+        reports++;
+        if (f >= 0.25) controller.abort();
+      },
+    }),
+    (e) => e instanceof VtrainError && e.code === 'cancelled',
+  );
+  assert.ok(reports > 0 && reports < 150, `${reports} reports before stopping`);
+  await assert.rejects(
+    vtrain.explore({ case: 'mt-nlg', explore: { tp: [7] } }),
+    (e) => e instanceof VtrainError && e.pointer.startsWith('/explore/tp'),
+  );
+});
+
 test('the result is plain data with parts that add up', async () => {
   const r = await vtrain.simulate({ model: 'gpt3-175b', plan: { tp: 8, pp: 8, dp: 16, global_batch: 1536 } });
   const sum = Object.values(r.breakdown_s).reduce((a, b) => a + b, 0);
@@ -73,6 +120,12 @@ test('validateConfig makes every field explicit; presets and profiles list what 
 test('the boundary turns every failure into an error reply', () => {
   assert.deepEqual(callModule({}, 'frobnicate'), failure('unknown_call', 'there is no call named "frobnicate"'));
   assert.equal(callModule({}, 'explore', {}).errors[0].code, 'unsupported');
+  // A sweep is asked whether to go on at each report: the callback's answer reaches the module.
+  const answers = [];
+  const sweeper = { explore: (_, cb) => { answers.push(cb(0.5)); return '{"ok":true,"result":{}}'; } };
+  callModule(sweeper, 'explore', {}, null, () => true);
+  callModule(sweeper, 'explore', {}, null, () => false);
+  assert.deepEqual(answers, [false, true]);
   const thrower = { simulate: () => { throw new Error('boom'); } };
   assert.equal(callModule(thrower, 'simulate', {}).errors[0].code, 'internal');
   const garbage = { simulate: () => 'not json' };
