@@ -59,6 +59,14 @@ const PLOT_CONFIG = {
 const BOTTOM_LEGEND = { orientation: 'h', x: 0, xanchor: 'left', y: 0, yref: 'container', yanchor: 'bottom', traceorder: 'normal', font: { size: 11 } };
 const SMALL_CONFIG = { displaylogo: false, responsive: true, displayModeBar: false };
 
+// Room under the plot for the tick labels and a legend of `items` entries, which wraps into more
+// rows on a narrow chart (an entry takes about 150 px).
+function bottomRoom(el, items) {
+  const width = el.clientWidth || 600;
+  const perRow = Math.max(1, Math.floor((width - 16) / 150));
+  return 34 + Math.ceil(items / perRow) * 19;
+}
+
 function baseLayout(extra) {
   return {
     font: FONT,
@@ -88,6 +96,8 @@ async function draw(el, traces, layout, config = PLOT_CONFIG) {
 export function drawBreakdown(el, result) {
   const total = result.iteration_time_s;
   const parts = PARTS.filter((p) => result.breakdown_s[p.key] > 0);
+  const room = bottomRoom(el, parts.length);
+  el.style.height = `${100 + room}px`;
   const traces = parts.map((p) => {
     const v = result.breakdown_s[p.key];
     const share = v / total;
@@ -110,7 +120,7 @@ export function drawBreakdown(el, result) {
     traces,
     baseLayout({
       barmode: 'stack',
-      margin: { l: 10, r: 14, t: 6, b: 92 },
+      margin: { l: 10, r: 14, t: 6, b: room },
       xaxis: { range: [0, total * 1.001], ticksuffix: ' s', zeroline: false, fixedrange: true },
       yaxis: { visible: false, fixedrange: true },
       legend: BOTTOM_LEGEND,
@@ -125,7 +135,10 @@ export function drawMemory(el, result) {
   const mem = result.memory_GiB;
   const cap = result.memory_capacity_GiB;
   const total = mem.total;
-  const traces = MEMORY_PARTS.filter((p) => mem[p.key] > 0).map((p) => ({
+  const shown = MEMORY_PARTS.filter((p) => mem[p.key] > 0);
+  const room = bottomRoom(el, shown.length);
+  el.style.height = `${116 + room}px`;
+  const traces = shown.map((p) => ({
     type: 'bar',
     orientation: 'h',
     name: p.label,
@@ -141,7 +154,7 @@ export function drawMemory(el, result) {
     traces,
     baseLayout({
       barmode: 'stack',
-      margin: { l: 10, r: 14, t: 22, b: 92 },
+      margin: { l: 10, r: 14, t: 22, b: room },
       xaxis: { range: [0, top], ticksuffix: ' GiB', zeroline: false, fixedrange: true },
       yaxis: { visible: false, fixedrange: true },
       legend: BOTTOM_LEGEND,
@@ -210,12 +223,13 @@ export async function drawTimeline(el, result) {
     traces.push({ type: 'bar', x: [null], y: [null], name: item.label, marker: { color: item.color }, hoverinfo: 'skip', showlegend: true });
   }
   const rowHeight = stages.length > 16 ? 14 : 30;
-  el.style.height = `${Math.max(220, Math.min(900, 110 + stages.length * rowHeight))}px`;
+  const room = bottomRoom(el, legend.length) - 12;
+  el.style.height = `${Math.max(150, Math.min(900, 40 + stages.length * rowHeight)) + room}px`;
   await draw(
     el,
     traces,
     baseLayout({
-      margin: { l: 70, r: 12, t: 30, b: 56 },
+      margin: { l: 70, r: 12, t: 30, b: room },
       xaxis: { range: [0, total], ticksuffix: ' s', zeroline: false, showgrid: true },
       yaxis: {
         range: [stages.length - 0.5, -0.5], fixedrange: true, zeroline: false, showgrid: false,

@@ -267,7 +267,7 @@ function showErrors(errors) {
     wrap.classList.toggle('invalid', Boolean(msgs));
     inputOf(f).setAttribute('aria-invalid', msgs ? 'true' : 'false');
     err.hidden = !msgs;
-    err.textContent = msgs ? msgs.join(' ') : '';
+    err.textContent = msgs ? [...new Set(msgs)].join('\n') : '';
     // An error inside a collapsed group opens it.
     if (msgs) {
       const details = wrap.closest('details');
