@@ -184,11 +184,8 @@ const std::vector<FitParameter>& default_fit_parameters() {
   static const std::vector<FitParameter> params = {
       {"/compute/gemm_max_efficiency", 0.5, 0.95},
       {"/compute/gemm_k_half", 0.0, 256.0},
-      {"/compute/gemm_tiles/1/efficiency", 0.5, 1.0},
-      {"/compute/gemm_tiles/2/efficiency", 0.3, 1.0},
-      {"/compute/gemm_tiles/3/efficiency", 0.2, 1.0},
-      {"/compute/memory_efficiency", 0.4, 0.95},
-      {"/compute/kernel_overhead_us", 0.0, 10.0},
+      {"/compute/memory_efficiency", 0.75, 0.95},
+      {"/compute/kernel_overhead_us", 0.0, 8.0},
       {"/compute/host_issue_us", 1.0, 200.0},
       {"/compute/host_issue_backward_us", 1.0, 200.0},
       {"/compute/host_layer_us", 0.0, 5000.0},

@@ -1,7 +1,7 @@
 // Every command output quoted in the README is what the command prints now.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { readmeBlocks, commandOutput } from '../../scripts/readme-examples.mjs';
@@ -17,5 +17,23 @@ test('README examples match the commands (node scripts/readme-examples.mjs updat
       continue;
     }
     assert.equal(b.quoted, commandOutput(b.args), `vtrain ${b.args}`);
+  }
+});
+
+test('the README accuracy table states what vtrain validate prints', (t) => {
+  const shared = path.join(root, '../shared/validation');
+  if (!existsSync(shared)) {
+    t.skip('../shared is not beside this clone');
+    return;
+  }
+  const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+  for (const [label, file] of [['| single node', 'single_node_calibration.csv'], ['| multi node', 'multi_node_calibration.csv']]) {
+    const row = readme.split('\n').find((l) => l.startsWith(label));
+    assert.ok(row, `README table row ${label}`);
+    const cells = row.split('|').map((c) => c.trim());
+    const j = JSON.parse(commandOutput(`validate ${path.join(shared, file)} --json`));
+    assert.equal(cells[2], String(j.runs));
+    assert.equal(cells[3], `${j.mape_percent.toFixed(2)}%`);
+    assert.equal(cells[4], `${j.max_abs_error_percent.toFixed(1)}%`);
   }
 });
