@@ -22,6 +22,9 @@ struct Args {
 // Reads a config argument: a JSON file path, or the name of a bundled example.
 bool load_config_text(const std::string& arg, std::string& text, std::string& error);
 
+// Reads and parses a JSON file (or bundled example) argument; prints why on failure.
+bool load_json_argument(const std::string& arg, nlohmann::json& out);
+
 // Prints diagnostics to stderr, one per line.
 void print_errors(const Diagnostics& errors);
 void print_errors_json(const std::string& reply);

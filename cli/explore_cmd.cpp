@@ -219,16 +219,7 @@ int run_explore(const Args& args) {
     }
     request = {{"case", args.get("case")}};
   } else if (!args.positional.empty()) {
-    std::string text, error;
-    if (!load_config_text(args.positional[0], text, error)) {
-      std::fprintf(stderr, "error: %s\n", error.c_str());
-      return 2;
-    }
-    request = json::parse(text, nullptr, false);
-    if (request.is_discarded()) {
-      std::fprintf(stderr, "error: %s is not valid JSON\n", args.positional[0].c_str());
-      return 2;
-    }
+    if (!load_json_argument(args.positional[0], request)) return 2;
   } else {
     std::string names;
     for (const auto& n : explore_case_names()) names += (names.empty() ? "" : ", ") + n;

@@ -46,6 +46,20 @@ bool load_config_text(const std::string& arg, std::string& text, std::string& er
   return false;
 }
 
+bool load_json_argument(const std::string& arg, json& out) {
+  std::string text, error;
+  if (!load_config_text(arg, text, error)) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
+    return false;
+  }
+  out = json::parse(text, nullptr, false);
+  if (out.is_discarded()) {
+    std::fprintf(stderr, "error: %s is not valid JSON\n", arg.c_str());
+    return false;
+  }
+  return true;
+}
+
 void print_errors(const Diagnostics& errors) {
   for (const auto& d : errors) std::fprintf(stderr, "error: %s [%s]\n", d.message.c_str(), d.code.c_str());
 }
@@ -109,16 +123,8 @@ int cmd_simulate(const Args& args) {
     std::fprintf(stderr, "error: simulate needs a CONFIG (JSON file or example name)\n%s", kUsage);
     return 2;
   }
-  std::string text, error;
-  if (!load_config_text(args.positional[0], text, error)) {
-    std::fprintf(stderr, "error: %s\n", error.c_str());
-    return 2;
-  }
-  json j = json::parse(text, nullptr, false);
-  if (j.is_discarded()) {
-    std::fprintf(stderr, "error: %s is not valid JSON\n", args.positional[0].c_str());
-    return 2;
-  }
+  json j;
+  if (!load_json_argument(args.positional[0], j)) return 2;
   auto config = parse_sim_config(j);
   if (!config.ok()) {
     print_errors(config.errors());
@@ -127,22 +133,9 @@ int cmd_simulate(const Args& args) {
   SimConfig c = config.value();
   if (args.has("no-timeline")) c.output.timeline = false;
   Profile custom;
-  const Profile* profile = nullptr;
-  if (args.has("profile")) {
-    std::string ptext;
-    if (!load_config_text(args.get("profile"), ptext, error)) {
-      std::fprintf(stderr, "error: --profile: %s\n", error.c_str());
-      return 2;
-    }
-    json pj = json::parse(ptext, nullptr, false);
-    auto parsed = parse_profile(pj);
-    if (!parsed.ok()) {
-      print_errors(parsed.errors());
-      return 1;
-    }
-    custom = parsed.value();
-    profile = &custom;
-  }
+  bool has_custom = false;
+  if (!load_profile_option(args, custom, has_custom)) return 2;
+  const Profile* profile = has_custom ? &custom : nullptr;
   auto result = simulate(c, profile);
   if (!result.ok()) {
     print_errors(result.errors());

@@ -36,16 +36,7 @@ int run_optimal(const Args& args) {
   if (args.has("preset")) {
     request = {{"preset", args.get("preset")}};
   } else if (!args.positional.empty()) {
-    std::string text;
-    if (!read_file(args.positional[0], text)) {
-      std::fprintf(stderr, "error: cannot read %s\n", args.positional[0].c_str());
-      return 2;
-    }
-    request = json::parse(text, nullptr, false);
-    if (request.is_discarded()) {
-      std::fprintf(stderr, "error: %s is not valid JSON\n", args.positional[0].c_str());
-      return 2;
-    }
+    if (!load_json_argument(args.positional[0], request)) return 2;
   } else {
     std::string names;
     for (const auto& n : optimal_preset_names()) names += (names.empty() ? "" : ", ") + n;
