@@ -82,6 +82,17 @@ TEST_CASE("simulate: every example runs, fits, and reports finite numbers") {
   }
 }
 
+TEST_CASE("simulate: the direct JSON writer gives the same document as the JSON tree") {
+  for (const auto& e : example_configs()) {
+    CAPTURE(e.name);
+    SimResult r = test::simulate_ok(test::parse_ok(json::parse(e.json_text)));
+    REQUIRE(r.timeline_included);
+    CHECK(json::parse(to_json_text(r)) == to_json(r));
+    r.timeline_included = false;
+    CHECK(json::parse(to_json_text(r)) == to_json(r));
+  }
+}
+
 TEST_CASE("simulate: cost is GPUs x hours x price and days follow from iterations") {
   json j = test::small_config();
   j["training"] = {{"tokens", 1e9}};

@@ -43,7 +43,7 @@ std::string simulate(std::string_view config_json) {
   if (!config.ok()) return errors_reply(config.errors());
   auto result = vtrain::simulate(config.value());
   if (!result.ok()) return errors_reply(result.errors());
-  return ok_reply(to_json(result.value()));
+  return "{\"ok\":true,\"result\":" + to_json_text(result.value()) + "}";
 }
 
 std::string validate_config(std::string_view config_json) {

@@ -28,7 +28,7 @@ json to_json(const MemoryBreakdown& m) {
               {"total", m.total()}};
 }
 
-json to_json(const SimResult& r) {
+json to_json(const SimResult& r, bool include_timeline) {
   json stages = json::array();
   for (const auto& b : r.stage_breakdowns) stages.push_back(to_json(b));
   json mem_stages = json::array();
@@ -76,7 +76,7 @@ json to_json(const SimResult& r) {
     j["training_days"] = r.training_days;
     if (r.config.cluster.price_per_gpu_hour_usd > 0) j["cost_usd"] = r.cost_usd;
   }
-  if (r.timeline_included) {
+  if (r.timeline_included && include_timeline) {
     // Columnar per stage (one array per field): compact, and what chart libraries take directly.
     json tl = json::array();
     for (size_t s = 0; s < r.timeline.size(); ++s) {
@@ -99,6 +99,64 @@ json to_json(const SimResult& r) {
     j["timeline"] = std::move(tl);
   }
   return j;
+}
+
+namespace {
+
+void append_number(std::string& out, double v) {
+  char buf[64];
+  char* end = nlohmann::detail::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, end);
+}
+
+void append_number(std::string& out, int v) { out += std::to_string(v); }
+
+template <class T, class F>
+void append_column(std::string& out, const char* name, const std::vector<TimelineBlock>& blocks, F get) {
+  out += ",\"";
+  out += name;
+  out += "\":[";
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    if (i) out += ',';
+    append_number(out, static_cast<T>(get(blocks[i])));
+  }
+  out += ']';
+}
+
+}  // namespace
+
+std::string to_json_text(const SimResult& r) {
+  std::string out = to_json(r, false).dump();
+  if (!r.timeline_included) return out;
+  // The timeline goes last in the object; its columns in nlohmann's (sorted) key order.
+  std::string tl = ",\"timeline\":[";
+  for (size_t s = 0; s < r.timeline.size(); ++s) {
+    const auto& blocks = r.timeline[s];
+    if (s) tl += ',';
+    tl += "{\"chunk\":[";
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      if (i) tl += ',';
+      append_number(tl, blocks[i].chunk);
+    }
+    tl += ']';
+    append_column<double>(tl, "duration_s", blocks, [](const TimelineBlock& b) { return b.duration_s; });
+    tl += ",\"kind\":[";
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      if (i) tl += ',';
+      tl += '"';
+      tl += to_string(blocks[i].kind);
+      tl += '"';
+    }
+    tl += ']';
+    append_column<int>(tl, "micro_batch", blocks, [](const TimelineBlock& b) { return b.micro_batch; });
+    tl += ",\"stage\":";
+    append_number(tl, static_cast<int>(s));
+    append_column<double>(tl, "start_s", blocks, [](const TimelineBlock& b) { return b.start_s; });
+    tl += '}';
+  }
+  tl += ']';
+  out.insert(out.size() - 1, tl);
+  return out;
 }
 
 }  // namespace vtrain

@@ -99,7 +99,10 @@ struct SimScratch;
 // Simulates a checked config. `profile` overrides the bundled profile named by /cluster/gpu.
 Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile = nullptr);
 
-nlohmann::json to_json(const SimResult& r);
+nlohmann::json to_json(const SimResult& r, bool include_timeline = true);
+// The same document as to_json(r).dump(), written directly: the timeline of a long pipeline has
+// tens of thousands of blocks, and building it as a JSON tree first costs 30x more.
+std::string to_json_text(const SimResult& r);
 nlohmann::json to_json(const Breakdown& b);
 nlohmann::json to_json(const MemoryBreakdown& m);
 
