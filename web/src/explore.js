@@ -2,7 +2,7 @@
 // progress bar and Cancel, then shows training time against cost and a sortable table.
 import * as fmt from './format.js';
 import { loadPlotly } from './charts.js';
-import { fieldForPointer } from './fields.js';
+import { fieldForPointer, fieldMessage } from './fields.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -11,7 +11,17 @@ export const CASES = [
   { name: 'mt-nlg', example: 'mt-nlg-530b', label: 'vTrain case study: MT-NLG 530B, the paper’s (t, d, p) grid' },
 ];
 const MAX_ROWS = 1000; // table rows drawn at once; the rest are a sort away
-const MAX_PLANS = 50000; // a larger space is refused by the simulator with a message
+// A larger space is refused by the simulator, and the page says how to restrict it. GPT-3 175B's
+// whole space on 1,024 GPUs (255,894 plans, 20,291 fit) takes about 11 s in the page's worker,
+// 4 s of sweep and the rest moving its 90 MB result to the page; the CLI sweeps it in 1-1.5 s.
+export const MAX_PLANS = 50000;
+
+// What "best" means in a sweep: the request's explore.objective.
+export const OBJECTIVES = {
+  cost: { card: 'Cheapest plan', short: 'the cheapest' },
+  time: { card: 'Fastest plan', short: 'the fastest' },
+  deadline: { card: 'Cheapest within the deadline', short: 'the cheapest within the deadline' },
+};
 
 /** "tp 8 · pp 35 · dp 12 · mb 1 · full recompute"; `varying` limits it to the fields that differ. */
 export function planLabel(p, varying = null) {
@@ -36,7 +46,7 @@ function varyingFields(plans) {
 
 // Ticks at round multiples of the powers of ten inside [lo, hi] for a log axis: as many as
 // `room` labels fit (1, 2, 5; else 1, 3; else 1), or finer when the range is narrow.
-function logTicks(lo, hi, label, room) {
+export function logTicks(lo, hi, label, room) {
   if (!(lo > 0) || !(hi > 0)) return {};
   const within = (steps) => {
     const vals = [];
@@ -55,7 +65,7 @@ function logTicks(lo, hi, label, room) {
 }
 
 // 6000000 -> "6M", 1500 -> "1.5k", 20 -> "20": tick labels without trailing zeros.
-function tickNumber(v) {
+export function tickNumber(v) {
   for (const [scale, suffix] of [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'k']]) {
     if (v >= scale) return `${Number((v / scale).toPrecision(3))}${suffix}`;
   }
@@ -114,6 +124,8 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
     space: 'grid',
     budget: '', // '' follows the cluster's GPU count
     unfit: true,
+    objective: 'cost', // cost | time | deadline
+    deadline: '30', // days, as typed; used with the deadline objective
   };
 
   const runButton = $('explore-run');
@@ -125,6 +137,9 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
   const spaceSelect = $('explore-space');
   const budgetInput = $('explore-budget');
   const unfitBox = $('explore-unfit');
+  const objectiveSelect = $('explore-objective');
+  const deadlineInput = $('explore-deadline');
+  const deadlineErr = $('explore-deadline-err');
 
   for (const c of CASES) spaceSelect.append(new Option(c.label, c.name));
 
@@ -149,6 +164,9 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
     spaceSelect.value = view.space;
     budgetInput.value = view.budget || String(app.values.num_gpus || '');
     unfitBox.checked = view.unfit;
+    objectiveSelect.value = view.objective;
+    deadlineInput.value = view.deadline;
+    $('explore-deadline-field').hidden = view.objective !== 'deadline';
     const v = app.values;
     const b = budget();
     const model = app.models.find((m) => m.name === app.preset);
@@ -166,9 +184,16 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
     budgetErr.hidden = b != null;
     budgetErr.textContent = b != null ? '' : 'Enter a whole number of GPUs';
     budgetInput.setAttribute('aria-invalid', String(b == null));
-    if (errors.length || b == null) return { errors: errors.length ? errors : [{ pointer: '', message: 'the GPU budget' }] };
+    const deadline = deadlineDays();
+    const deadlineBad = view.objective === 'deadline' && deadline == null;
+    showDeadlineError(deadlineBad ? 'Enter a number of days above 0' : '');
+    if (errors.length || b == null || deadlineBad) {
+      return { errors: errors.length ? errors : [{ pointer: '', message: b == null ? 'the GPU budget' : 'the deadline' }] };
+    }
     const p = config.plan;
-    const explore = { simulate_unfit: view.unfit, max_plans: MAX_PLANS };
+    const goal = { objective: view.objective };
+    if (view.objective === 'deadline') goal.deadline_days = deadline;
+    const explore = { simulate_unfit: view.unfit, max_plans: MAX_PLANS, ...goal };
     if (view.space === 'grid') {
       Object.assign(explore, {
         virtual_stages: [p.virtual_stages],
@@ -184,9 +209,33 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
     if (known) {
       // The case's grid applied to the current inputs (a merge patch over the case).
       req.case = known.name;
-      req.explore = { simulate_unfit: view.unfit };
+      req.explore = { simulate_unfit: view.unfit, ...goal };
     }
     return { request: req };
+  }
+
+  function deadlineDays() {
+    const v = fmt.parseNumber(view.deadline);
+    return v != null && v > 0 ? v : null;
+  }
+
+  function showDeadlineError(text) {
+    deadlineErr.hidden = !text;
+    deadlineErr.textContent = text;
+    deadlineInput.setAttribute('aria-invalid', String(Boolean(text)));
+    deadlineInput.closest('.field').classList.toggle('invalid', Boolean(text));
+  }
+
+  // The simulator's reasons, as the page's words: the bound names the page's choices, errors about
+  // the deadline sit beside it.
+  function failureText(errors) {
+    if (errors.some((x) => x.code === 'too_large')) {
+      const b = budget();
+      return `This space holds more than ${MAX_PLANS.toLocaleString('en-US')} plans, more than the page sweeps. `
+        + 'Choose “tp × pp × dp, the rest as in the plan” under Plans to try, or fewer GPUs'
+        + `${b ? ` than ${b.toLocaleString('en-US')}` : ''}; the command line sweeps the whole space in seconds (vtrain explore CONFIG).`;
+    }
+    return `The sweep failed: ${errors.map((x) => x.message).join(' ')}`;
   }
 
   async function run() {
@@ -218,6 +267,7 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
       const parts = [`${s.plans.toLocaleString('en-US')} plans in ${fmt.duration(ms / 1000)}`];
       parts.push(`${s.feasible.toLocaleString('en-US')} can run (fit in memory and the GPU budget)`);
       if (result.pareto.length) parts.push(`${result.pareto.length} on the time–cost frontier (★)`);
+      if (result.best_time) parts.push(bestText(result));
       setStatus(`${parts.join('; ')}.`);
       render();
       document.body.dataset.explore = 'done';
@@ -230,7 +280,9 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
         // Errors about a field are shown beside it; the rest here.
         const errors = e.errors || [{ code: 'internal', pointer: '', message: String(e.message || e) }];
         if (errors.some((x) => fieldForPointer(x.pointer))) showErrors(errors);
-        setStatus(`The sweep failed: ${errors.map((x) => x.message).join(' ')}`, true);
+        const onDeadline = errors.filter((x) => x.pointer === '/explore/deadline_days');
+        if (onDeadline.length) showDeadlineError(onDeadline.map((x) => fieldMessage(x.message, x.pointer)).join('\n'));
+        setStatus(failureText(errors), true);
       }
       document.body.dataset.explore = 'stopped';
     } finally {
@@ -249,6 +301,14 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
     const label = document.createElement('span');
     label.className = 'kpi-label';
     label.textContent = title;
+    const best = view.result.best;
+    if (best && plan.index === best.index) {
+      box.classList.add('objective');
+      const badge = document.createElement('span');
+      badge.className = 'badge';
+      badge.textContent = 'best for the objective';
+      label.append(' ', badge);
+    }
     const value = document.createElement('span');
     value.className = 'kpi-value';
     value.textContent = plan.simulated ? `${fmt.days(plan.training_days)} · ${fmt.usd(plan.cost_usd)}` : fmt.DASH;
@@ -275,14 +335,30 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
     const r = view.result;
     if (r.best_time) box.append(card('Fastest plan', r.best_time));
     if (r.best_cost && (!r.best_time || r.best_cost.index !== r.best_time.index)) box.append(card('Cheapest plan', r.best_cost));
+    const deadline = r.question.deadline_days;
+    if (r.best && ![r.best_time, r.best_cost].some((p) => p && p.index === r.best.index)) {
+      box.append(card(`Cheapest within ${fmt.daysGiven(deadline)}`, r.best));
+    }
     const mine = current() || r.baseline;
     if (mine) box.append(card('Your plan', mine, feasible(mine) ? '' : status(mine)));
-    if (!r.best_time) {
+    const say = (text) => {
       const p = document.createElement('p');
       p.className = 'status bad';
-      p.textContent = 'No plan in this space can run: none fits in GPU memory within the GPU budget. Raise the budget, allow more recomputation, or try every plan.';
+      p.textContent = text;
       box.append(p);
+    };
+    if (!r.best_time) {
+      say('No plan in this space can run: none fits in GPU memory within the GPU budget. Raise the budget, allow more recomputation, or try every plan.');
+    } else if (!r.best && r.question.objective === 'deadline') {
+      say(`No plan finishes within ${fmt.daysGiven(deadline)}: the fastest takes ${fmt.days(r.best_time.training_days)}. Allow more days or more GPUs.`);
     }
+  }
+
+  /** "the cheapest within 30.0 days: tp 8 · pp 21 · dp 8 …", for the status line. */
+  function bestText(r) {
+    const o = r.question.objective;
+    const what = o === 'deadline' ? `the cheapest within ${fmt.daysGiven(r.question.deadline_days)}` : OBJECTIVES[o]?.short || o;
+    return r.best ? `best for the objective, ${what}: ${planLabel(r.best)}` : `no plan is ${what}`;
   }
 
   function xy(p) {
@@ -330,7 +406,25 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
         hovertemplate: `your plan: ${planLabel(mine)}<extra></extra>`,
       });
     }
-    const xs = timed.map(([p]) => p.training_days);
+    const best = r.best;
+    if (best && best.simulated) {
+      const what = r.question.objective === 'deadline' ? `cheapest within ${fmt.daysGiven(r.question.deadline_days)}` : OBJECTIVES[r.question.objective]?.short.replace(/^the /, '');
+      traces.push({
+        type: 'scatter', mode: 'markers', name: `best: ${what}`, x: [best.training_days], y: [best.cost_usd],
+        customdata: [best.index],
+        marker: { color: 'rgba(0,0,0,0)', size: 26, symbol: 'diamond', line: { color: '#1b7a3d', width: 2.5 } },
+        hovertemplate: `best, ${what}: ${planLabel(best)}<br>${fmt.days(best.training_days)} · ${fmt.usd(best.cost_usd)}<extra></extra>`,
+      });
+    }
+    // The deadline as a vertical line, when it is the objective.
+    const deadline = r.question.objective === 'deadline' ? r.question.deadline_days : null;
+    const shapes = [];
+    const annotations = [];
+    if (deadline > 0) {
+      shapes.push({ type: 'line', xref: 'x', yref: 'paper', x0: deadline, x1: deadline, y0: 0, y1: 1, line: { color: '#1b7a3d', width: 1.5, dash: 'dash' } });
+      annotations.push({ xref: 'x', yref: 'paper', x: Math.log10(deadline), y: 1, yanchor: 'top', xanchor: 'left', showarrow: false, text: ` deadline ${fmt.daysGiven(deadline)}`, font: { size: 11, color: '#1b7a3d' } });
+    }
+    const xs = timed.map(([p]) => p.training_days).concat(deadline > 0 ? [deadline] : []);
     const ys = timed.map(([p]) => p.cost_usd);
     const width = el.clientWidth || 600;
     const height = el.clientHeight || 400;
@@ -349,6 +443,8 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
         yaxis: { title: { text: 'cost' }, type: 'log', zeroline: false, ...yTicks },
         legend: { orientation: 'h', x: 0, y: 0, yref: 'container', yanchor: 'bottom' },
         hovermode: 'closest',
+        shapes,
+        annotations,
       },
       { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['select2d', 'lasso2d', 'autoScale2d'] },
     );
@@ -403,7 +499,8 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
     const varying = varyingFields(r.plans);
     for (const p of rows.slice(0, MAX_ROWS)) {
       const row = body.insertRow();
-      row.className = `${feasible(p) ? '' : 'infeasible'}${p.pareto ? ' pareto' : ''}${mine && samePlan(p, mine) ? ' mine' : ''}`;
+      const best = r.best && samePlan(p, r.best);
+      row.className = `${feasible(p) ? '' : 'infeasible'}${p.pareto ? ' pareto' : ''}${mine && samePlan(p, mine) ? ' mine' : ''}${best ? ' objective-best' : ''}`;
       row.tabIndex = 0;
       row.title = `Open ${planLabel(p)}`;
       for (const c of COLUMNS) row.insertCell().textContent = c.value(p, varying);
@@ -460,6 +557,16 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
     view.unfit = unfitBox.checked;
     settingsChanged();
   });
+  objectiveSelect.addEventListener('change', () => {
+    view.objective = objectiveSelect.value;
+    showDeadlineError('');
+    settingsChanged();
+    if (view.objective === 'deadline') deadlineInput.focus();
+  });
+  deadlineInput.addEventListener('change', () => {
+    view.deadline = deadlineInput.value.trim();
+    settingsChanged();
+  });
 
   return {
     get result() {
@@ -467,14 +574,22 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
     },
     csv,
     run,
-    /** Settings for the URL: {space, budget, unfit}. */
+    /** Settings for the URL: {space, budget, unfit, objective, deadline}. */
     settings() {
-      return { space: view.space, budget: view.budget, unfit: view.unfit };
+      return {
+        space: view.space,
+        budget: view.budget,
+        unfit: view.unfit,
+        objective: view.objective,
+        deadline: view.objective === 'deadline' ? view.deadline : null,
+      };
     },
-    applySettings({ space, budget: b, unfit }) {
+    applySettings({ space, budget: b, unfit, objective, deadline }) {
       if (space && (space === 'grid' || space === 'all' || CASES.some((c) => c.name === space))) view.space = space;
       if (b != null) view.budget = b;
       if (unfit != null) view.unfit = unfit;
+      if (objective && Object.hasOwn(OBJECTIVES, objective)) view.objective = objective;
+      if (deadline != null && deadline !== '') view.deadline = deadline;
       showSettings();
     },
     /** The view became visible: sweep when the inputs changed since the last sweep. */

@@ -33,6 +33,14 @@ export function days(d) {
   return `${d < 100 ? d.toFixed(1) : Math.round(d).toLocaleString('en-US')} days`;
 }
 
+/** A length someone typed, without a spurious decimal: "30 days", "7.5 days", "1 day", "18 h". */
+export function daysGiven(d) {
+  if (!finite(d)) return DASH;
+  if (d < 1) return days(d);
+  const v = Number(d.toFixed(1));
+  return `${v.toLocaleString('en-US')} day${v === 1 ? '' : 's'}`;
+}
+
 const SI = [
   [1e12, 'T'],
   [1e9, 'B'],

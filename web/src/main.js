@@ -1,5 +1,5 @@
-// The calculator page: inputs on the left, the Plan and Explore views on the right, everything
-// simulated in a worker by the WebAssembly module. The URL always holds the inputs.
+// The calculator page: inputs on the left, the Plan, Explore and Compute-optimal views on the
+// right, everything simulated in a worker by the WebAssembly module. The URL always holds the inputs.
 import './style.css';
 import { createVtrain } from '../lib/vtrain.js';
 import { FIELDS, SECTIONS, MODEL_KEYS, FIELD_BY_KEY, fieldForPointer, fieldMessage } from './fields.js';
@@ -7,23 +7,12 @@ import { readQuery, writeQuery } from './state.js';
 import * as fmt from './format.js';
 import { PARTS, drawBreakdown, drawMemory, drawTimeline, loadPlotly } from './charts.js';
 import { createExploreView } from './explore.js';
+import { h, fieldElement, markFieldErrors } from './form.js';
+import { createOptimalView } from './optimal.js';
 
 performance.mark('vtrain:boot');
 
 const $ = (id) => document.getElementById(id);
-
-function h(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v == null || v === false) continue;
-    if (k === 'class') e.className = v;
-    else if (k === 'text') e.textContent = v;
-    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-    else e.setAttribute(k, v === true ? '' : v);
-  }
-  for (const c of children) if (c != null) e.append(c);
-  return e;
-}
 
 const DEFAULT_EXAMPLE = 'gpt3-175b';
 
@@ -42,6 +31,8 @@ const app = {
   timeline: null, // the same run with its timeline, once fetched
   rendered: 0,
   explore: null,
+  optimal: null,
+  optimalPresets: [], // the simulator's compute-optimal presets: {name, request}
   coreErrors: [], // the simulator's errors for the last inputs it saw
 };
 
@@ -105,42 +96,6 @@ function updatePlaceholders() {
   const inter = $('f-cluster-inter_node_Gbps');
   if (intra) intra.placeholder = hw ? `${hw.intra_node_GBps} (GPU default)` : '';
   if (inter) inter.placeholder = hw ? `${hw.inter_node_Gbps} (GPU default)` : '';
-}
-
-function fieldElement(f) {
-  const describedBy = [f.help ? `${f.id}-help` : null, `${f.id}-err`].filter(Boolean).join(' ');
-  let control;
-  if (f.kind === 'bool') {
-    control = h(
-      'div',
-      { class: 'control' },
-      h('input', { type: 'checkbox', id: f.id, name: f.key, 'aria-describedby': describedBy }),
-      h('label', { for: f.id, text: f.label }),
-    );
-  } else if (f.kind === 'select') {
-    const sel = h('select', { id: f.id, name: f.key, 'aria-describedby': describedBy });
-    for (const [value, label] of f.options) sel.append(h('option', { value, text: label }));
-    control = h('div', { class: 'control' }, sel);
-  } else {
-    const input = h('input', {
-      type: 'text',
-      id: f.id,
-      name: f.key,
-      inputmode: f.kind === 'int' ? 'numeric' : 'decimal',
-      autocomplete: 'off',
-      spellcheck: 'false',
-      'aria-describedby': describedBy,
-    });
-    control = h('div', { class: 'control' }, input, f.unit ? h('span', { class: 'unit', text: f.unit }) : null);
-  }
-  return h(
-    'div',
-    { class: `field ${f.kind}${f.wide ? ' wide' : ''}`, 'data-key': f.key },
-    f.kind === 'bool' ? null : h('label', { for: f.id, text: f.label }),
-    control,
-    f.help ? h('p', { class: 'help', id: `${f.id}-help`, text: f.help }) : null,
-    h('p', { class: 'error', id: `${f.id}-err`, 'aria-live': 'polite', hidden: true }),
-  );
 }
 
 function renderForm() {
@@ -248,36 +203,13 @@ function buildConfig() {
 }
 
 function showErrors(errors) {
-  const general = [];
-  const byField = new Map();
-  for (const e of errors) {
-    const f = fieldForPointer(e.pointer);
-    if (!f) {
-      general.push(fieldMessage(e.message, e.pointer));
-      continue;
-    }
-    if (!byField.has(f)) byField.set(f, []);
-    byField.get(f).push(fieldMessage(e.message, f.pointer === e.pointer ? e.pointer : null));
-  }
-  for (const f of FIELDS) {
-    const msgs = byField.get(f);
-    const wrap = inputOf(f)?.closest('.field');
-    const err = $(`${f.id}-err`);
-    if (!wrap || !err) continue;
-    wrap.classList.toggle('invalid', Boolean(msgs));
-    inputOf(f).setAttribute('aria-invalid', msgs ? 'true' : 'false');
-    err.hidden = !msgs;
-    err.textContent = msgs ? [...new Set(msgs)].join('\n') : '';
-    // An error inside a collapsed group opens it.
-    if (msgs) {
-      const details = wrap.closest('details');
-      if (details) details.open = true;
-    }
-  }
-  const box = $('form-error');
-  box.hidden = general.length === 0;
-  box.textContent = general.join(' ');
-  return errors.length;
+  return markFieldErrors({
+    fields: FIELDS,
+    errors,
+    lookup: fieldForPointer,
+    message: (e, f) => fieldMessage(e.message, f ? (f.pointer === e.pointer ? e.pointer : null) : e.pointer),
+    box: $('form-error'),
+  });
 }
 
 // ---------------------------------------------------------------- simulation
@@ -497,7 +429,8 @@ function renderCard(r) {
 
 function currentQuery({ embed = false, view = app.view } = {}) {
   const explore = app.explore && !embed ? app.explore.settings() : null;
-  return writeQuery({ preset: app.preset, values: app.values, view, embed, explore }, app.preset ? presetModel(app.preset) : null);
+  const optimal = app.optimal && !embed ? app.optimal.settings() : null;
+  return writeQuery({ preset: app.preset, values: app.values, view, embed, explore, optimal }, app.preset ? presetModel(app.preset) : null);
 }
 
 function pageUrl(query) {
@@ -590,6 +523,12 @@ function fileStem() {
 }
 
 function downloadJson() {
+  if (app.view === 'optimal') {
+    if (!app.optimal.result) return toast('No answer to download yet');
+    const body = { link: location.href, request: app.optimal.request, result: app.optimal.result };
+    download(`${app.optimal.fileStem()}.json`, 'application/json', JSON.stringify(body, null, 2));
+    return;
+  }
   if (app.view === 'explore' && app.explore.result) {
     download(`${fileStem()}-plans.json`, 'application/json', JSON.stringify(app.explore.result, null, 2));
     return;
@@ -600,6 +539,11 @@ function downloadJson() {
 }
 
 function downloadCsv() {
+  if (app.view === 'optimal') {
+    if (!app.optimal.result) return toast('No answer to download yet');
+    download(`${app.optimal.fileStem()}-sizes.csv`, 'text/csv', app.optimal.csv());
+    return;
+  }
   if (app.view === 'explore' && app.explore.result) {
     download(`${fileStem()}-plans.csv`, 'text/csv', app.explore.csv());
     return;
@@ -616,13 +560,17 @@ function exampleLabel(ex) {
   return `${model} · ${ex.config.cluster.num_gpus.toLocaleString('en-US')} GPUs`;
 }
 
-function exampleValues(ex) {
+function configValues(config) {
   const values = {};
   for (const f of FIELDS) {
-    const v = ex.config[f.section][f.key];
+    const v = config[f.section][f.key];
     values[f.key] = v === undefined ? '' : toText(v);
   }
   return values;
+}
+
+function exampleValues(ex) {
+  return configValues(ex.config);
 }
 
 function renderExamples() {
@@ -663,9 +611,21 @@ function updateExamplesPressed() {
   }
 }
 
+const VIEW_TABS = ['plan', 'explore', 'optimal'];
+
 function showView(view, { focus = false } = {}) {
   app.view = view;
-  for (const v of ['plan', 'explore']) {
+  // The Compute-optimal view has inputs of its own; the examples and the embed card are the Plan's.
+  const optimal = view === 'optimal';
+  $('inputs').hidden = optimal;
+  $('optimal-inputs').hidden = !optimal;
+  document.querySelector('nav.examples').hidden = optimal;
+  $('show-embed').hidden = optimal;
+  if (optimal) {
+    $('embed-panel').hidden = true;
+    $('show-embed').setAttribute('aria-expanded', 'false');
+  }
+  for (const v of VIEW_TABS) {
     const tab = $(`tab-${v}`);
     const on = v === view;
     tab.setAttribute('aria-selected', String(on));
@@ -685,10 +645,11 @@ function showView(view, { focus = false } = {}) {
     drawTimelineNow(seq);
   }
   if (view === 'explore') app.explore.shown();
+  if (view === 'optimal') app.optimal.shown();
 }
 
 function wireTabs() {
-  const tabs = ['plan', 'explore'];
+  const tabs = VIEW_TABS;
   for (const v of tabs) {
     const tab = $(`tab-${v}`);
     tab.addEventListener('click', () => showView(v));
@@ -731,6 +692,24 @@ function openPlan(plan) {
   });
 }
 
+/** Puts a whole simulate config (e.g. a compute-optimal answer's model and plan) into the Plan view. */
+async function openConfig(config) {
+  let full;
+  try {
+    full = await app.vtrain.validateConfig(config);
+  } catch (e) {
+    toast(`This plan could not be opened: ${e.message || e}`);
+    return false;
+  }
+  app.preset = null;
+  app.values = configValues(full);
+  app.preset = matchPreset();
+  setValues({});
+  app.explore.inputsChanged();
+  showView('plan');
+  return simulateNow();
+}
+
 // ---------------------------------------------------------------- start
 
 async function boot() {
@@ -743,6 +722,7 @@ async function boot() {
     app.vtrain = await createVtrain();
     const [presets, profiles] = await Promise.all([app.vtrain.presets(), app.vtrain.profiles()]);
     app.models = presets.models;
+    app.optimalPresets = presets.optimal || [];
     app.profiles = profiles;
     // Examples with every field explicit, so loading one sets every input.
     app.examples = await Promise.all(
@@ -761,6 +741,8 @@ async function boot() {
   app.loadExampleByName = loadExampleByName;
   app.explore = createExploreView({ app, openPlan, buildConfig, showErrors, onSettingsChange: queueUrlSync });
   app.explore.applySettings(query.explore);
+  app.optimal = createOptimalView({ app, openConfig, onSettingsChange: queueUrlSync });
+  app.optimal.applySettings(query.optimal);
 
   const base = app.examples.find((e) => e.name === DEFAULT_EXAMPLE) || app.examples[0];
   app.preset = base.config.model.name;

@@ -1,0 +1,96 @@
+// What every form of the page shares: building elements, an input with its label, unit, help and
+// error line, and showing the simulator's errors beside the fields their JSON pointers name.
+
+/** document.createElement with attributes (`text`, `class`, `on…` listeners) and children. */
+export function h(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v == null || v === false) continue;
+    if (k === 'class') e.className = v;
+    else if (k === 'text') e.textContent = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children) if (c != null) e.append(c);
+  return e;
+}
+
+/**
+ * One input: f = {id, key, label, kind: int | number | select | bool, unit?, help?, options?, wide?}.
+ * Its error line is #<id>-err, its help #<id>-help.
+ */
+export function fieldElement(f) {
+  const describedBy = [f.help ? `${f.id}-help` : null, `${f.id}-err`].filter(Boolean).join(' ');
+  let control;
+  if (f.kind === 'bool') {
+    control = h(
+      'div',
+      { class: 'control' },
+      h('input', { type: 'checkbox', id: f.id, name: f.key, 'aria-describedby': describedBy }),
+      h('label', { for: f.id, text: f.label }),
+    );
+  } else if (f.kind === 'select') {
+    const sel = h('select', { id: f.id, name: f.key, 'aria-describedby': describedBy });
+    for (const [value, label] of f.options) sel.append(h('option', { value, text: label }));
+    control = h('div', { class: 'control' }, sel);
+  } else {
+    const input = h('input', {
+      type: 'text',
+      id: f.id,
+      name: f.key,
+      inputmode: f.kind === 'int' ? 'numeric' : 'decimal',
+      autocomplete: 'off',
+      spellcheck: 'false',
+      'aria-describedby': describedBy,
+    });
+    control = h('div', { class: 'control' }, input, f.unit ? h('span', { class: 'unit', text: f.unit }) : null);
+  }
+  return h(
+    'div',
+    { class: `field ${f.kind}${f.wide ? ' wide' : ''}`, 'data-key': f.key },
+    f.kind === 'bool' ? null : h('label', { for: f.id, text: f.label }),
+    control,
+    f.help ? h('p', { class: 'help', id: `${f.id}-help`, text: f.help }) : null,
+    h('p', { class: 'error', id: `${f.id}-err`, 'aria-live': 'polite', hidden: true }),
+  );
+}
+
+/**
+ * Shows `errors` ([{pointer, message}]) beside the fields of `fields` that `lookup(pointer)` finds
+ * (the field, or null); the rest go to `box`. `message(error, field)` words an error for its place
+ * (field null: the box). Returns the number of errors.
+ */
+export function markFieldErrors({ fields, errors, lookup, message, box }) {
+  const general = [];
+  const byField = new Map();
+  for (const e of errors) {
+    const f = lookup(e.pointer);
+    if (!f) {
+      general.push(message(e, null));
+      continue;
+    }
+    if (!byField.has(f)) byField.set(f, []);
+    byField.get(f).push(message(e, f));
+  }
+  for (const f of fields) {
+    const msgs = byField.get(f);
+    const input = document.getElementById(f.id);
+    const wrap = input?.closest('.field');
+    const err = document.getElementById(`${f.id}-err`);
+    if (!wrap || !err) continue;
+    wrap.classList.toggle('invalid', Boolean(msgs));
+    input.setAttribute('aria-invalid', msgs ? 'true' : 'false');
+    err.hidden = !msgs;
+    err.textContent = msgs ? [...new Set(msgs)].join('\n') : '';
+    // An error inside a collapsed group opens it.
+    if (msgs) {
+      const details = wrap.closest('details');
+      if (details) details.open = true;
+    }
+  }
+  if (box) {
+    box.hidden = general.length === 0;
+    box.textContent = general.join(' ');
+  }
+  return errors.length;
+}
