@@ -17,4 +17,5 @@ node --test tests/js/
 echo "== web page"
 bash scripts/build-web.sh
 echo "== end-to-end tests in Chromium (screenshots in build/screenshots)"
-node --test tests/e2e/
+# One file at a time: each starts its own server and browser, and the timed floors need the cores.
+node --test --test-concurrency=1 tests/e2e/

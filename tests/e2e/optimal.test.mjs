@@ -1,0 +1,395 @@
+// The Compute-optimal view and the Explore objective in Debian's Chromium, against the built page
+// (build/web). The page's answers are compared with the native CLI's, produced at test time
+// (build/golden/cli.json and `vtrain explore`); the time from the preset's click to its answer is
+// measured, printed and held to the issue's 5 s. Screenshots go to build/screenshots.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { preview } from 'vite';
+import { chromium } from 'playwright-core';
+import { cliGolden } from '../../scripts/golden.mjs';
+import * as fmt from '../../web/src/format.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const webDir = path.join(root, 'build/web');
+const shots = path.join(root, 'build/screenshots');
+const cli = path.join(root, 'build/native/vtrain');
+
+const FLOORS = { optimal_ms: 5000 };
+const measured = {};
+
+const LAUNCH = {
+  executablePath: process.env.VTRAIN_CHROMIUM || '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+};
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.unref();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function runCli(args) {
+  const r = spawnSync(cli, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (r.status !== 0) throw new Error(`vtrain ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+let server;
+let browser;
+let base;
+const problems = [];
+
+async function newPage(viewport = { width: 1400, height: 1000 }) {
+  const page = await browser.newPage({ viewport, acceptDownloads: true });
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`exception: ${e.message}`));
+  return page;
+}
+
+async function open(page, query = '') {
+  await page.goto(`${base}${query}`);
+  await page.waitForSelector('body[data-ready]', { timeout: 15000 });
+}
+
+const plain = (s) => s.replace(/\s+/g, '');
+
+async function assertNoBadText(page) {
+  const text = await page.evaluate(() => document.body.innerText);
+  assert.doesNotMatch(text, /\bNaN\b|Infinity|undefined|\[object|Error:/);
+}
+
+// Clicks `selector` and waits for the Compute-optimal view's next answer (or refusal).
+function nextAnswer(page, selector) {
+  return page.evaluate(async (selector) => {
+    const t0 = performance.now();
+    const settled = new Promise((resolve) => {
+      const o = new MutationObserver(() => {
+        const s = document.body.dataset.optimal;
+        if (s === 'done' || s === 'stopped' || s === 'invalid') {
+          o.disconnect();
+          resolve({ state: s, ms: performance.now() - t0 });
+        }
+      });
+      o.observe(document.body, { attributes: true, attributeFilter: ['data-optimal'] });
+    });
+    document.querySelector(selector).click();
+    return settled;
+  }, selector);
+}
+
+describe('the Compute-optimal view and the Explore objective in Chromium', { timeout: 300000 }, () => {
+  let golden;
+
+  before(async () => {
+    assert.ok(existsSync(path.join(webDir, 'index.html')), 'build/web is missing: run vite build first');
+    mkdirSync(shots, { recursive: true });
+    golden = cliGolden().optimal.find((o) => o.name === 'vtrain-case3');
+    assert.ok(golden, 'the CLI has the vtrain-case3 preset');
+    const port = await freePort();
+    server = await preview({
+      configFile: path.join(root, 'web/vite.config.js'),
+      preview: { port, strictPort: true, host: '127.0.0.1', open: false },
+      logLevel: 'warn',
+    });
+    base = `http://127.0.0.1:${port}/`;
+    browser = await chromium.launch(LAUNCH);
+  });
+
+  after(async () => {
+    if (browser) await browser.close();
+    if (server) await server.close();
+    console.log('\nCompute-optimal view, measured in Chromium:');
+    console.log(`  vtrain-case3 preset, click to answer          ${measured.optimal_ms?.toFixed(0)} ms (charts drawn at ${measured.optimal_charts_ms?.toFixed(0)} ms)   ≤ ${FLOORS.optimal_ms} ms`);
+    console.log(`  the same, first answer of the page's worker    ${measured.optimal_first_ms?.toFixed(0)} ms`);
+    if (existsSync(shots)) writeFileSync(path.join(shots, 'optimal-floors.json'), `${JSON.stringify({ floors: FLOORS, measured }, null, 2)}\n`);
+  });
+
+  test('the vTrain case study: a progress bar, both answers as the CLI gives them, both charts, within 5 s', async () => {
+    const page = await newPage();
+    await open(page);
+    await page.waitForSelector('body[data-warm]', { timeout: 20000 });
+    // The tab answers the preset at once; its first answer also compiles the module's hot code.
+    const first = await nextAnswer(page, '#tab-optimal');
+    assert.equal(first.state, 'done', await page.textContent('#optimal-status'));
+    measured.optimal_first_ms = first.ms;
+    assert.ok(await page.isVisible('#optimal-inputs'));
+    assert.ok(await page.isHidden('#inputs'));
+
+    // Another budget first, so the preset's click really changes the inputs.
+    await page.fill('#o-budget', '20');
+    await page.waitForFunction(() => document.body.dataset.optimal === 'done' && /^20 days/.test(document.getElementById('optimal-headline').textContent), null, { timeout: 30000 });
+    assert.equal(await page.getAttribute('[data-optimal-preset="vtrain-case3"]', 'aria-pressed'), 'false');
+
+    const run = await page.evaluate(async () => {
+      const bar = document.getElementById('optimal-progress');
+      const wrap = document.getElementById('optimal-progress-wrap');
+      const seen = [];
+      const o = new MutationObserver(() => seen.push({ value: bar.value, visible: !wrap.hidden && wrap.offsetHeight > 0 }));
+      o.observe(bar, { attributes: true, attributeFilter: ['value'] });
+      const t0 = performance.now();
+      const charts = document.body.dataset.optimalCharts;
+      const done = new Promise((resolve) => {
+        const d = new MutationObserver(() => {
+          const s = document.body.dataset.optimal;
+          if (s === 'done' || s === 'stopped' || s === 'invalid') {
+            d.disconnect();
+            resolve(performance.now() - t0);
+          }
+        });
+        d.observe(document.body, { attributes: true, attributeFilter: ['data-optimal'] });
+      });
+      const drawn = new Promise((resolve) => {
+        const d = new MutationObserver(() => {
+          if (document.body.dataset.optimalCharts !== charts) {
+            d.disconnect();
+            resolve(performance.now() - t0);
+          }
+        });
+        d.observe(document.body, { attributes: true, attributeFilter: ['data-optimal-charts'] });
+      });
+      document.querySelector('[data-optimal-preset="vtrain-case3"]').click();
+      const ms = await done;
+      const chartsMs = await drawn;
+      o.disconnect();
+      return { ms, chartsMs, seen, state: document.body.dataset.optimal, status: document.getElementById('optimal-status').textContent };
+    });
+    assert.equal(run.state, 'done', run.status);
+    measured.optimal_ms = run.ms;
+    measured.optimal_charts_ms = run.chartsMs;
+    assert.ok(run.seen.some((s) => s.visible && s.value > 0 && s.value < 1), 'the progress bar showed progress');
+    assert.ok(run.ms <= FLOORS.optimal_ms, `the preset took ${run.ms.toFixed(0)} ms`);
+    assert.ok(await page.isHidden('#optimal-progress-wrap'));
+    assert.equal(await page.getAttribute('[data-optimal-preset="vtrain-case3"]', 'aria-pressed'), 'true');
+
+    // Both answers, as the native CLI gives them.
+    const want = golden.expected;
+    const cards = await page.evaluate(() => Object.fromEntries(['flop', 'achievable'].map((id) => {
+      const el = document.getElementById(`answer-${id}`);
+      return [id, { params: el.dataset.params, big: el.querySelector('.answer-big').textContent, text: el.innerText, verdict: el.querySelector('.verdict').textContent }];
+    })));
+    assert.equal(Number(cards.achievable.params), want.achievable.params);
+    assert.equal(plain(cards.achievable.big), plain(`${fmt.count(want.achievable.params)} parameters`));
+    assert.equal(Number(cards.flop.params), want.flop_only.params);
+    assert.equal(plain(cards.flop.big), plain(`${fmt.count(want.flop_only.params)} parameters`));
+    assert.match(cards.achievable.text, new RegExp(`hidden ${want.achievable.model.hidden.toLocaleString('en-US')} · ${want.achievable.model.layers} layers`));
+    assert.match(cards.achievable.text, new RegExp(`tp ${want.achievable.plan.tp} · pp ${want.achievable.plan.pp} · dp ${want.achievable.plan.dp}`));
+    assert.ok(cards.achievable.text.includes(fmt.days(want.achievable.training_days)));
+    assert.ok(cards.flop.text.includes(fmt.usd(want.flop_only.cost_usd)));
+    // The contrast: the FLOP-only answer overruns the 30 days, by the CLI's factor.
+    assert.ok(want.flop_only.training_days > 30);
+    assert.ok(cards.flop.verdict.includes(`${(want.flop_only.training_days / 30).toFixed(1)}× the budget`), cards.flop.verdict);
+    assert.match(cards.achievable.verdict, /within the budget/);
+    assert.equal(await page.locator('#optimal-alternatives tbody tr').count(), want.alternatives.length);
+    const firstAlt = await page.textContent('#optimal-alternatives tbody tr:first-child td:first-child');
+    assert.equal(plain(firstAlt), plain(fmt.count(want.alternatives[0].params)));
+
+    // Both charts: loss with both curves and the answers; days with the budget line.
+    const charts = await page.evaluate(() => {
+      const info = (id) => {
+        const el = document.getElementById(id);
+        return { traces: el.data.map((t) => t.name), points: el.querySelectorAll('.scatterlayer .point').length, shapes: (el.layout.shapes || []).length, height: el.clientHeight };
+      };
+      return { loss: info('chart-optimal-loss'), days: info('chart-optimal-days') };
+    });
+    assert.ok(charts.loss.traces.includes('FLOP-only (GPUs at peak)') && charts.loss.traces.includes('achievable (simulated plans)'), charts.loss.traces.join());
+    assert.ok(charts.loss.points >= 2 * 15, `${charts.loss.points} points on the loss chart`);
+    assert.equal(charts.days.shapes, 1, 'the budget line');
+    assert.ok(charts.days.points >= 15);
+    await assertNoBadText(page);
+    await page.waitForTimeout(200);
+    await page.screenshot({ path: path.join(shots, 'optimal.png'), fullPage: true });
+
+    // The link holds the inputs; Download JSON gives the request and the answer.
+    const url = page.url();
+    const q = new URL(url).searchParams;
+    assert.equal(q.get('view'), 'optimal');
+    assert.equal(q.get('days'), '30');
+    assert.equal(q.get('tokens_per_param'), '20');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-json')]);
+    const saved = JSON.parse(readFileSync(await download.path(), 'utf8'));
+    assert.equal(saved.result.achievable.params, want.achievable.params);
+    assert.equal(saved.request.budget.days, 30);
+    const [csv] = await Promise.all([page.waitForEvent('download'), page.click('#download-csv')]);
+    const rows = readFileSync(await csv.path(), 'utf8').trim().split('\n');
+    assert.equal(rows.length, 1 + 15);
+    assert.doesNotMatch(rows.join('\n'), /NaN|Infinity/);
+
+    // The achievable answer opens in the Plan view with the same iteration time.
+    const rendered = await page.getAttribute('#results', 'data-rendered');
+    await page.click('#answer-achievable .open-plan');
+    await page.waitForFunction((r) => document.getElementById('results').dataset.rendered !== r, rendered);
+    assert.equal(await page.getAttribute('#tab-plan', 'aria-selected'), 'true');
+    assert.ok(await page.isVisible('#inputs'));
+    assert.deepEqual(
+      [await page.inputValue('#f-model-hidden'), await page.inputValue('#f-model-layers'), await page.inputValue('#f-plan-tp'), await page.inputValue('#f-plan-pp'), await page.inputValue('#f-plan-dp')],
+      [want.achievable.model.hidden, want.achievable.model.layers, want.achievable.plan.tp, want.achievable.plan.pp, want.achievable.plan.dp].map(String),
+    );
+    const answers = cards.flop.text + cards.achievable.text;
+    const iteration = Number(await page.getAttribute('#kpi-iteration', 'data-value'));
+    assert.ok(Math.abs(iteration - want.achievable.iteration_time_s) <= 1e-9 * iteration, `${iteration} vs ${want.achievable.iteration_time_s}`);
+    await page.close();
+
+    // Reopening the link answers the same.
+    const again = await newPage();
+    await open(again, url.slice(base.length));
+    await again.waitForFunction(() => document.body.dataset.optimal === 'done', null, { timeout: 30000 });
+    assert.equal(Number(await again.getAttribute('#answer-achievable', 'data-params')), want.achievable.params);
+    assert.equal(await again.evaluate(() => ['flop', 'achievable'].map((id) => document.getElementById(`answer-${id}`).innerText).join('')), answers);
+    assert.equal(await again.inputValue('#o-budget'), '30');
+    assert.equal(await again.inputValue('#o-scaling'), 'ratio');
+    await again.close();
+  });
+
+  test('an invalid budget is explained beside its field and the view recovers', async () => {
+    const page = await newPage();
+    await open(page, '?view=optimal');
+    await page.waitForFunction(() => document.body.dataset.optimal === 'done', null, { timeout: 30000 });
+    const answer = await page.getAttribute('#answer-achievable', 'data-params');
+    // The simulator's range check, beside the amount.
+    await page.fill('#o-budget', '-5');
+    await page.waitForSelector('#o-budget-err:not([hidden])', { timeout: 15000 });
+    assert.match(await page.textContent('#o-budget-err'), /^Must be greater than 0/);
+    assert.equal(await page.getAttribute('#o-budget', 'aria-invalid'), 'true');
+    assert.match(await page.textContent('#optimal-status'), /Fix the marked inputs/);
+    assert.ok(await page.evaluate(() => document.getElementById('optimal-result').classList.contains('stale')));
+    // Text that is not a number is caught as it is typed.
+    await page.fill('#o-budget', '30 days');
+    await page.waitForFunction(() => /number/.test(document.getElementById('o-budget-err').textContent));
+    // An error on another field sits beside that field.
+    await page.fill('#o-budget', '30');
+    await page.fill('#o-num_gpus', '0');
+    await page.waitForSelector('#o-num_gpus-err:not([hidden])', { timeout: 15000 });
+    assert.match(await page.textContent('#o-num_gpus-err'), /whole number from 1/);
+    assert.ok(await page.isHidden('#o-budget-err'));
+    await assertNoBadText(page);
+    await page.evaluate(() => document.getElementById('o-budget').scrollIntoView({ block: 'center' }));
+    await page.screenshot({ path: path.join(shots, 'optimal-invalid.png') });
+    await page.fill('#o-num_gpus', '3360');
+    await page.waitForFunction(() => document.body.dataset.optimal === 'done' && !document.getElementById('optimal-result').classList.contains('stale'), null, { timeout: 30000 });
+    assert.equal(await page.getAttribute('#answer-achievable', 'data-params'), answer);
+    assert.ok(await page.isHidden('#o-num_gpus-err'));
+    await page.close();
+  });
+
+  test('a money budget and a fit: the second chart shows cost against the budget', async () => {
+    const page = await newPage();
+    await open(page, '?view=optimal&usd=10M&gpu=a100-sxm4-80gb&num_gpus=512&gpus_per_node=8&price_per_gpu_hour_usd=2&seq_len=2048&global_batch=1024&family=llama&scaling=besiroglu2024');
+    await page.waitForFunction(() => ['done', 'invalid'].includes(document.body.dataset.optimal), null, { timeout: 60000 });
+    assert.equal(await page.evaluate(() => document.body.dataset.optimal), 'done', await page.textContent('#optimal-status'));
+    assert.equal(await page.inputValue('#o-budget_kind'), 'usd');
+    assert.equal(await page.inputValue('#o-family'), 'llama');
+    assert.match(await page.textContent('#optimal-days-caption'), /costs/);
+    assert.match(await page.textContent('#answer-achievable .verdict'), /within the budget of \$10\.0 M/);
+    await page.waitForSelector('body[data-optimal-charts]');
+    assert.equal(await page.evaluate(() => document.getElementById('chart-optimal-days').layout.shapes[0].y0), 10e6);
+    await assertNoBadText(page);
+    await page.close();
+  });
+
+  test('the view reads well on a phone', async () => {
+    const page = await newPage({ width: 390, height: 844 });
+    await open(page, '?view=optimal');
+    await page.waitForSelector('body[data-optimal-charts]', { timeout: 30000 });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 1, `the page is ${overflow} px wider than the screen`);
+    // Every tab is on screen.
+    const tab = await page.locator('#tab-optimal').boundingBox();
+    assert.ok(tab.x + tab.width <= 390, `the Compute-optimal tab ends at ${tab.x + tab.width} px`);
+    await assertNoBadText(page);
+    await page.screenshot({ path: path.join(shots, 'optimal-phone.png'), fullPage: true });
+    await page.close();
+  });
+
+  test('Explore highlights the best plan for the objective, as the CLI picks it', async () => {
+    const cheapestWithin60 = runCli(['explore', '--case', 'mt-nlg', '--objective', 'deadline', '--deadline-days', '60', '--json']).best;
+    const page = await newPage();
+    await open(page);
+    await page.click('[data-example="mt-nlg-530b"]');
+    await page.waitForFunction(() => document.querySelector('[data-example="mt-nlg-530b"]').getAttribute('aria-pressed') === 'true');
+    await page.evaluate(() => {
+      const set = (id, value) => {
+        const el = document.getElementById(id);
+        el.value = value;
+        el.dispatchEvent(new Event('change'));
+      };
+      set('explore-space', 'mt-nlg');
+      set('explore-objective', 'deadline');
+      set('explore-deadline', '60');
+    });
+    await page.click('#tab-explore');
+    await page.waitForFunction(() => document.body.dataset.explore === 'done', null, { timeout: 60000 });
+    const label = (p) => `tp ${p.tp} · pp ${p.pp} · dp ${p.dp}`;
+    const best = await page.textContent('#explore-best .kpi.objective .kpi-sub');
+    assert.ok(best.startsWith(label(cheapestWithin60)), `${best} vs ${label(cheapestWithin60)}`);
+    assert.match(await page.textContent('#explore-best .kpi.objective .kpi-label'), /within 60 days/);
+    assert.ok((await page.textContent('#explore-status')).includes(`best for the objective, the cheapest within 60 days: ${label(cheapestWithin60)}`));
+    assert.equal(await page.locator('#explore-table tbody tr.objective-best').count(), 1);
+    const q = new URL(page.url()).searchParams;
+    assert.equal(q.get('objective'), 'deadline');
+    assert.equal(q.get('deadline'), '60');
+    await page.waitForSelector('body[data-scatter]');
+    assert.ok(await page.evaluate(() => document.getElementById('chart-scatter').data.some((t) => /^best/.test(t.name))));
+    await assertNoBadText(page);
+    await page.screenshot({ path: path.join(shots, 'explore-objective.png'), fullPage: true });
+
+    // The fastest plan, then a deadline no plan meets.
+    const fastest = runCli(['explore', '--case', 'mt-nlg', '--objective', 'time', '--json']).best;
+    const next = () => page.evaluate(() => new Promise((resolve) => {
+      const o = new MutationObserver(() => {
+        if (document.body.dataset.explore === 'done' || document.body.dataset.explore === 'stopped') {
+          o.disconnect();
+          resolve(document.body.dataset.explore);
+        }
+      });
+      o.observe(document.body, { attributes: true, attributeFilter: ['data-explore'] });
+    }));
+    let settled = next();
+    await page.selectOption('#explore-objective', 'time');
+    assert.equal(await settled, 'done');
+    assert.ok((await page.textContent('#explore-best .kpi.objective .kpi-sub')).startsWith(label(fastest)));
+    assert.match(await page.textContent('#explore-best .kpi.objective .kpi-label'), /^Fastest plan/);
+    settled = next();
+    await page.selectOption('#explore-objective', 'deadline');
+    await settled;
+    settled = next();
+    await page.evaluate(() => {
+      const el = document.getElementById('explore-deadline');
+      el.value = '1';
+      el.dispatchEvent(new Event('change'));
+    });
+    assert.equal(await settled, 'done');
+    assert.match(await page.textContent('#explore-best'), /No plan finishes within 1 day:/);
+    assert.equal(await page.locator('#explore-best .kpi.objective').count(), 0);
+    await page.close();
+  });
+
+  test('every plan of GPT-3 175B is past the page bound, and the page says how to restrict it', async () => {
+    const page = await newPage();
+    await open(page, '?view=explore&space=all');
+    await page.waitForFunction(() => ['done', 'stopped'].includes(document.body.dataset.explore), null, { timeout: 60000 });
+    const status = await page.textContent('#explore-status');
+    assert.match(status, /more than 50,000 plans/);
+    assert.match(status, /tp × pp × dp/);
+    assert.match(status, /vtrain explore/);
+    await page.close();
+  });
+
+  test('no console errors or exceptions on any page', () => {
+    assert.deepEqual(problems, []);
+  });
+});
