@@ -116,6 +116,7 @@ describe('the Compute-optimal view and the Explore objective in Chromium', { tim
     console.log('\nCompute-optimal view, measured in Chromium:');
     console.log(`  vtrain-case3 preset, click to answer          ${measured.optimal_ms?.toFixed(0)} ms (charts drawn at ${measured.optimal_charts_ms?.toFixed(0)} ms)   ≤ ${FLOORS.optimal_ms} ms`);
     console.log(`  the same, first answer of the page's worker    ${measured.optimal_first_ms?.toFixed(0)} ms`);
+    console.log(`  longest pause of the page's thread meanwhile   ${measured.main_thread_worst_gap_ms?.toFixed(0)} ms`);
     if (existsSync(shots)) writeFileSync(path.join(shots, 'optimal-floors.json'), `${JSON.stringify({ floors: FLOORS, measured }, null, 2)}\n`);
   });
 
@@ -283,6 +284,60 @@ describe('the Compute-optimal view and the Explore objective in Chromium', { tim
     await page.waitForFunction(() => document.body.dataset.optimal === 'done' && !document.getElementById('optimal-result').classList.contains('stale'), null, { timeout: 30000 });
     assert.equal(await page.getAttribute('#answer-achievable', 'data-params'), answer);
     assert.ok(await page.isHidden('#o-num_gpus-err'));
+    await page.close();
+  });
+
+  test('a running sizing can be cancelled, and the page answers input meanwhile', async () => {
+    const page = await newPage();
+    await open(page);
+    await page.waitForSelector('body[data-warm]', { timeout: 20000 });
+    const r = await page.evaluate(async () => {
+      // The longest the page's thread goes without running a 10 ms timer while the worker sizes.
+      let last = performance.now();
+      let worst = 0;
+      let ticking = true;
+      const tick = () => {
+        const now = performance.now();
+        worst = Math.max(worst, now - last);
+        last = now;
+        if (ticking) setTimeout(tick, 10);
+      };
+      const bar = document.getElementById('optimal-progress');
+      const o = new MutationObserver(() => {
+        if (bar.value >= 0.3) {
+          o.disconnect();
+          ticking = false;
+          document.getElementById('optimal-cancel').click();
+        }
+      });
+      o.observe(bar, { attributes: true, attributeFilter: ['value'] });
+      const settled = new Promise((resolve) => {
+        const d = new MutationObserver(() => {
+          const s = document.body.dataset.optimal;
+          if (s === 'stopped' || s === 'done') {
+            d.disconnect();
+            resolve(s);
+          }
+        });
+        d.observe(document.body, { attributes: true, attributeFilter: ['data-optimal'] });
+      });
+      document.getElementById('tab-optimal').click();
+      last = performance.now();
+      setTimeout(tick, 10);
+      const state = await settled;
+      ticking = false;
+      return { state, worst };
+    });
+    assert.equal(r.state, 'stopped');
+    measured.main_thread_worst_gap_ms = r.worst;
+    assert.ok(r.worst < 500, `the page's thread stalled for ${r.worst.toFixed(0)} ms`);
+    assert.match(await page.textContent('#optimal-status'), /Cancelled/);
+    assert.ok(await page.isHidden('#optimal-progress-wrap'));
+    assert.ok(await page.isVisible('#optimal-run'));
+    // It sizes again on request.
+    await page.click('#optimal-run');
+    await page.waitForFunction(() => document.body.dataset.optimal === 'done', null, { timeout: 30000 });
+    assert.equal(Number(await page.getAttribute('#answer-achievable', 'data-params')), golden.expected.achievable.params);
     await page.close();
   });
 
