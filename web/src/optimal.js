@@ -44,7 +44,7 @@ export const OPTIMAL_FIELDS = [
   { section: 'training', key: 'global_batch', pointer: '/global_batch', label: 'Global batch', kind: 'int', unit: 'sequences' },
   {
     section: 'training', key: 'family', pointer: '/family', label: 'Model family', kind: 'select', wide: true,
-    options: [['gpt', 'GPT (GeLU MLP, learned positions)'], ['llama', 'Llama (SwiGLU, rotary positions, GQA)']],
+    options: [['gpt', 'GPT (GeLU, learned positions)'], ['llama', 'Llama (SwiGLU, RoPE, GQA)']],
   },
   {
     section: 'scaling', key: 'scaling', pointer: '/scaling', label: 'Loss and token count from', kind: 'select', wide: true,
@@ -389,7 +389,12 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
         document.body.dataset.optimal = 'stopped';
         return false;
       }
-      const errs = e.errors || [{ code: 'internal', pointer: '', message: String(e.message || e) }];
+      let errs = e.errors || [{ code: 'internal', pointer: '', message: String(e.message || e) }];
+      // Candidate sizes follow the budget (1/16 to 1.4 times the FLOP-only size): none is near it
+      // when the budget buys less than the smallest model or more than the largest.
+      errs = errs.map((x) => (x.code === 'no_candidates'
+        ? { ...x, pointer: '/budget', message: 'no candidate size lies near what this budget buys (hidden sizes 1,024 to 65,536); change the budget' }
+        : x));
       showErrors(errs);
       const placed = errs.filter((x) => lookup(x.pointer));
       markStale(placed.length ? 'Fix the marked inputs to size the model.' : `The sizing failed: ${errs.map(optimalMessage).join(' ')}`);
@@ -589,7 +594,8 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
     renderCards(r);
     renderAlternatives(r);
     const s = r.scaling;
-    $('optimal-note').textContent = `Losses from ${s.citation || 'the fit given'}: E ${fmt.sig(s.E, 4)}, A ${fmt.sig(s.A, 4)}, B ${fmt.sig(s.B, 4)}, α ${fmt.sig(s.alpha, 3)}, β ${fmt.sig(s.beta, 3)}. `
+    const source = /^[A-Z]/.test(s.citation || '') ? s.citation : 'the fit given';
+    $('optimal-note').textContent = `Losses from ${source}: E ${fmt.sig(s.E, 4)}, A ${fmt.sig(s.A, 4)}, B ${fmt.sig(s.B, 4)}, α ${fmt.sig(s.alpha, 3)}, β ${fmt.sig(s.beta, 3)}. `
       + 'Candidate sizes: hidden sizes in multiples of 256, head dimension 128, two depths per width; each gets its fastest plan'
       + `${moneyBudget(r) ? ' (cheapest, for a money budget)' : ''} from a sweep of the plans that fit.`;
     const a = r.achievable;
@@ -826,9 +832,15 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
     fileStem,
     run,
     loadPreset,
-    /** The inputs for the URL (text as typed). */
+    /** The inputs for the URL (text as typed), without those the scaling choice hides. */
     settings() {
-      return { ...view.values };
+      const v = { ...view.values };
+      if (v.scaling !== 'ratio') {
+        delete v.tokens_per_param;
+        delete v.loss_fit;
+      }
+      if (v.scaling !== 'custom') for (const k of CUSTOM_KEYS) delete v[k];
+      return v;
     },
     /** Inputs read from a link; the rest keep the preset's values. */
     applySettings(values) {
