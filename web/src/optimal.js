@@ -559,7 +559,7 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
       const v = verdict(r, f.training_days, f.cost_usd);
       lead.append(
         'The scaling law alone says ', h('strong', { text: `${fmt.count(f.params)} parameters` }),
-        `, which ${v.text}; the plans this cluster really runs train `, h('strong', { text: `${fmt.count(a.params)} parameters` }),
+        `, which ${v.text.startsWith('no plan') ? 'no plan on these GPUs can train' : v.text}; the plans this cluster really runs train `, h('strong', { text: `${fmt.count(a.params)} parameters` }),
         ` within the budget (loss ${a.loss.toFixed(4)} against ${f.loss.toFixed(4)}).`,
       );
     }
