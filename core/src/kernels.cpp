@@ -268,9 +268,7 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
   return lk;
 }
 
-double gemm_s(const Profile& prof, double m, double n, double k, double batch, double extra_bytes,
-              int* launches) {
-  if (launches) *launches = 1;
+double gemm_s(const Profile& prof, double m, double n, double k, double batch, double extra_bytes) {
   for (const auto& t : prof.operator_table) {
     if (t.m == m && t.n == n && t.k == k && t.batch == batch) return t.time_us * 1e-6;
   }
@@ -300,24 +298,18 @@ double gemm_s(const Profile& prof, double m, double n, double k, double batch, d
   if (best_split > 1) {
     // Split-K: fp32 partial products summed by a second kernel.
     t += (best_split * 4.0 + E) * m * n * batch / hbm + prof.kernel_overhead_us * 1e-6;
-    if (launches) *launches = 1;  // cuBLAS's reduction launch is not counted: host time per GEMM
   }
   return t;
 }
 
 namespace {
 
-double kernel_s(Kernel& k, const Profile& prof, const Fabric& fabric, const GroupShape& tp) {
+double kernel_s(const Kernel& k, const Profile& prof, const Fabric& fabric, const GroupShape& tp) {
   const double overhead = prof.kernel_overhead_us * 1e-6;
   const double hbm = prof.hbm_GBps * 1e9 * prof.memory_efficiency;
   const double peak = prof.peak_fp16_tflops * 1e12;
   switch (k.kind) {
-    case KernelKind::gemm: {
-      int launches = 1;
-      const double t = gemm_s(prof, k.m, k.n, k.k, k.batch, k.bytes, &launches);
-      k.launches = launches;
-      return t;
-    }
+    case KernelKind::gemm: return gemm_s(prof, k.m, k.n, k.k, k.batch, k.bytes);
     case KernelKind::attention_fwd:
       return std::max(k.work_flops / (peak * prof.attention_fwd_efficiency), k.bytes / hbm) + overhead;
     case KernelKind::attention_bwd:

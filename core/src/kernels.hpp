@@ -25,7 +25,6 @@ struct Kernel {
   CollectiveKind collective = CollectiveKind::all_reduce;
   double comm_bytes = 0;    // collective buffer size (B)
   double time_s = 0;        // filled by time_kernels()
-  double launches = 1;      // kernels the host launches for it (split-K GEMMs: 2)
 };
 
 // Kernels of one micro-batch through one layer / the embedding / the head, for one TP rank.
@@ -37,9 +36,8 @@ struct LayerKernels {
 LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p);
 
 // GEMM time on one GPU from the tile/wave model (or the profile's measured table), seconds.
-// `launches` (optional) receives the kernels it takes: 2 when the reduction is split.
-double gemm_s(const Profile& prof, double m, double n, double k, double batch, double extra_bytes = 0,
-              int* launches = nullptr);
+// A split reduction (split-K) includes its fp32 partial sums and their second kernel's GPU time.
+double gemm_s(const Profile& prof, double m, double n, double k, double batch, double extra_bytes = 0);
 
 // Fills time_s of every kernel; `tp_group` is the tensor-parallel group's placement.
 void time_kernels(LayerKernels& lk, const Profile& prof, const Fabric& fabric, const GroupShape& tp_group);

@@ -67,7 +67,7 @@ struct HostGpu {
 // Issues kernels that cost the host `per_kernel_s` each.
 void issue(HostGpu& st, const std::vector<Kernel>& ks, double per_kernel_s, double sync_s) {
   for (const Kernel& k : ks) {
-    st.host += per_kernel_s * k.launches;
+    st.host += per_kernel_s;
     if (st.host > st.gpu) {
       st.acc.host += st.host - st.gpu;
       st.gpu = st.host;
