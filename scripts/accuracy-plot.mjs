@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const shared = path.resolve(root, '../shared/validation');
@@ -43,11 +43,7 @@ const layout = {
   legend: { x: 0.02, y: 0.98, bgcolor: 'rgba(255,255,255,0.85)' }, font: { family: 'sans-serif' },
 };
 const plotly = readFileSync(path.join(root, 'node_modules/plotly.js-dist-min/plotly.min.js'), 'utf8');
-const browser = await chromium.launch({
-  executablePath: process.env.VTRAIN_CHROMIUM || '/usr/bin/chromium', headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 try {
   const page = await browser.newPage({ viewport: { width: 760, height: 620 } });
   await page.setContent('<!doctype html><html><head><link rel="icon" href="data:,"></head><body style="margin:0"><div id="p"></div></body></html>');

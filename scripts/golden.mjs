@@ -24,7 +24,8 @@ export const presetPlan = {
 const KEYS = ['iteration_time_s', 'breakdown_s', 'memory_GiB', 'memory_capacity_GiB', 'fits_in_memory', 'mfu', 'hfu',
   'tokens_per_s', 'tflops_per_gpu', 'training_days', 'cost_usd', 'training', 'micro_batches', 'parameters', 'warnings'];
 
-function run(args) {
+/** Runs the native CLI with `args`; its JSON output, parsed. */
+export function runCli(args) {
   const r = spawnSync(cli, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
   if (r.status !== 0) throw new Error(`vtrain ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
   return JSON.parse(r.stdout);
@@ -36,26 +37,26 @@ function pick(result) {
 
 export function generateGolden() {
   if (!existsSync(cli)) throw new Error(`${cli} is missing: run scripts/build.sh first`);
-  const presets = run(['presets', '--json']);
+  const presets = runCli(['presets', '--json']);
   const dir = mkdtempSync(path.join(tmpdir(), 'vtrain-golden-'));
   const cases = [];
   for (const ex of presets.examples) {
-    cases.push({ name: ex.name, kind: 'example', config: ex.config, expected: pick(run(['simulate', ex.name, '--json'])) });
+    cases.push({ name: ex.name, kind: 'example', config: ex.config, expected: pick(runCli(['simulate', ex.name, '--json'])) });
   }
   for (const m of presets.models) {
     const config = { model: m.name, ...presetPlan };
     const file = path.join(dir, `${m.name}.json`);
     writeFileSync(file, JSON.stringify(config));
-    cases.push({ name: m.name, kind: 'model', config, expected: pick(run(['simulate', file, '--json'])) });
+    cases.push({ name: m.name, kind: 'model', config, expected: pick(runCli(['simulate', file, '--json'])) });
   }
-  const sweep = run(['explore', '--case', 'mt-nlg', '--json']);
+  const sweep = runCli(['explore', '--case', 'mt-nlg', '--json']);
   const explore = {
     name: 'mt-nlg',
     request: { case: 'mt-nlg' },
     expected: { plans: sweep.plans, pareto: sweep.pareto, best_time: sweep.best_time, best_cost: sweep.best_cost, best: sweep.best, baseline: sweep.baseline },
   };
   const optimal = presets.optimal.map((o) => {
-    const r = run(['optimal', '--preset', o.name, '--json']);
+    const r = runCli(['optimal', '--preset', o.name, '--json']);
     return { name: o.name, request: o.request, expected: { achievable: r.achievable, flop_only: r.flop_only, alternatives: r.alternatives } };
   });
   const golden = { generated_by: 'build/native/vtrain', cases, explore: [explore], optimal };

@@ -4,120 +4,33 @@
 // measured, printed and held to the issue's 5 s. Screenshots go to build/screenshots.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { preview } from 'vite';
-import { chromium } from 'playwright-core';
+import { readFileSync } from 'node:fs';
 import { cliGolden } from '../../scripts/golden.mjs';
 import * as fmt from '../../web/src/format.js';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const webDir = path.join(root, 'build/web');
-const shots = path.join(root, 'build/screenshots');
-const cli = path.join(root, 'build/native/vtrain');
+import {
+  assertNoBadText, base, cancelRun, newPage, open, plain, problems, reportFloors, runCli, screenshot, startPage, stopPage, trackRun,
+} from './harness.mjs';
 
 const FLOORS = { optimal_ms: 5000 };
 const measured = {};
-
-const LAUNCH = {
-  executablePath: process.env.VTRAIN_CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-};
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.unref();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function runCli(args) {
-  const r = spawnSync(cli, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
-  if (r.status !== 0) throw new Error(`vtrain ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
-  return JSON.parse(r.stdout);
-}
-
-let server;
-let browser;
-let base;
-const problems = [];
-
-async function newPage(viewport = { width: 1400, height: 1000 }) {
-  const page = await browser.newPage({ viewport, acceptDownloads: true });
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => problems.push(`exception: ${e.message}`));
-  return page;
-}
-
-async function open(page, query = '') {
-  await page.goto(`${base}${query}`);
-  await page.waitForSelector('body[data-ready]', { timeout: 15000 });
-}
-
-const plain = (s) => s.replace(/\s+/g, '');
-
-async function assertNoBadText(page) {
-  const text = await page.evaluate(() => document.body.innerText);
-  assert.doesNotMatch(text, /\bNaN\b|Infinity|undefined|\[object|Error:/);
-}
-
-// Clicks `selector` and waits for the Compute-optimal view's next answer (or refusal).
-function nextAnswer(page, selector) {
-  return page.evaluate(async (selector) => {
-    const t0 = performance.now();
-    const settled = new Promise((resolve) => {
-      const o = new MutationObserver(() => {
-        const s = document.body.dataset.optimal;
-        if (s === 'done' || s === 'stopped' || s === 'invalid') {
-          o.disconnect();
-          resolve({ state: s, ms: performance.now() - t0 });
-        }
-      });
-      o.observe(document.body, { attributes: true, attributeFilter: ['data-optimal'] });
-    });
-    document.querySelector(selector).click();
-    return settled;
-  }, selector);
-}
 
 describe('the Compute-optimal view and the Explore objective in Chromium', { timeout: 300000 }, () => {
   let golden;
 
   before(async () => {
-    assert.ok(existsSync(path.join(webDir, 'index.html')), 'build/web is missing: run vite build first');
-    mkdirSync(shots, { recursive: true });
+    await startPage();
     golden = cliGolden().optimal.find((o) => o.name === 'vtrain-case3');
     assert.ok(golden, 'the CLI has the vtrain-case3 preset');
-    const port = await freePort();
-    server = await preview({
-      configFile: path.join(root, 'web/vite.config.js'),
-      preview: { port, strictPort: true, host: '127.0.0.1', open: false },
-      logLevel: 'warn',
-    });
-    base = `http://127.0.0.1:${port}/`;
-    browser = await chromium.launch(LAUNCH);
   });
 
   after(async () => {
-    if (browser) await browser.close();
-    if (server) await server.close();
-    console.log('\nCompute-optimal view, measured in Chromium:');
-    console.log(`  vtrain-case3 preset, click to answer          ${measured.optimal_ms?.toFixed(0)} ms (charts drawn at ${measured.optimal_charts_ms?.toFixed(0)} ms)   ≤ ${FLOORS.optimal_ms} ms`);
-    console.log(`  the same, first answer of the page's worker    ${measured.optimal_first_ms?.toFixed(0)} ms`);
-    console.log(`  longest pause of the page's thread meanwhile   ${measured.main_thread_worst_gap_ms?.toFixed(0)} ms`);
-    if (existsSync(shots)) writeFileSync(path.join(shots, 'optimal-floors.json'), `${JSON.stringify({ floors: FLOORS, measured }, null, 2)}\n`);
+    await stopPage();
+    const rows = [
+      ['vtrain-case3 preset, click to answer', `${measured.optimal_ms?.toFixed(0)} ms (charts drawn at ${measured.optimal_charts_ms?.toFixed(0)} ms)`, `≤ ${FLOORS.optimal_ms} ms`],
+      ['the same, first answer of the page\'s worker', `${measured.optimal_first_ms?.toFixed(0)} ms`, ''],
+      ['longest pause of the page\'s thread meanwhile', `${measured.main_thread_worst_gap_ms?.toFixed(0)} ms`, ''],
+    ];
+    reportFloors('Compute-optimal view, measured in Chromium', rows, 'optimal-floors.json', FLOORS, measured);
   });
 
   test('the vTrain case study: a progress bar, both answers as the CLI gives them, both charts, within 5 s', async () => {
@@ -125,7 +38,7 @@ describe('the Compute-optimal view and the Explore objective in Chromium', { tim
     await open(page);
     await page.waitForSelector('body[data-warm]', { timeout: 20000 });
     // The tab answers the preset at once; its first answer also compiles the module's hot code.
-    const first = await nextAnswer(page, '#tab-optimal');
+    const first = await trackRun(page, { view: 'optimal', click: '#tab-optimal' });
     assert.equal(first.state, 'done', await page.textContent('#optimal-status'));
     measured.optimal_first_ms = first.ms;
     assert.ok(await page.isVisible('#optimal-inputs'));
@@ -136,39 +49,7 @@ describe('the Compute-optimal view and the Explore objective in Chromium', { tim
     await page.waitForFunction(() => document.body.dataset.optimal === 'done' && /^20 days/.test(document.getElementById('optimal-headline').textContent), null, { timeout: 30000 });
     assert.equal(await page.getAttribute('[data-optimal-preset="vtrain-case3"]', 'aria-pressed'), 'false');
 
-    const run = await page.evaluate(async () => {
-      const bar = document.getElementById('optimal-progress');
-      const wrap = document.getElementById('optimal-progress-wrap');
-      const seen = [];
-      const o = new MutationObserver(() => seen.push({ value: bar.value, visible: !wrap.hidden && wrap.offsetHeight > 0 }));
-      o.observe(bar, { attributes: true, attributeFilter: ['value'] });
-      const t0 = performance.now();
-      const charts = document.body.dataset.optimalCharts;
-      const done = new Promise((resolve) => {
-        const d = new MutationObserver(() => {
-          const s = document.body.dataset.optimal;
-          if (s === 'done' || s === 'stopped' || s === 'invalid') {
-            d.disconnect();
-            resolve(performance.now() - t0);
-          }
-        });
-        d.observe(document.body, { attributes: true, attributeFilter: ['data-optimal'] });
-      });
-      const drawn = new Promise((resolve) => {
-        const d = new MutationObserver(() => {
-          if (document.body.dataset.optimalCharts !== charts) {
-            d.disconnect();
-            resolve(performance.now() - t0);
-          }
-        });
-        d.observe(document.body, { attributes: true, attributeFilter: ['data-optimal-charts'] });
-      });
-      document.querySelector('[data-optimal-preset="vtrain-case3"]').click();
-      const ms = await done;
-      const chartsMs = await drawn;
-      o.disconnect();
-      return { ms, chartsMs, seen, state: document.body.dataset.optimal, status: document.getElementById('optimal-status').textContent };
-    });
+    const run = await trackRun(page, { view: 'optimal', click: '[data-optimal-preset="vtrain-case3"]', charts: 'data-optimal-charts' });
     assert.equal(run.state, 'done', run.status);
     measured.optimal_ms = run.ms;
     measured.optimal_charts_ms = run.chartsMs;
@@ -213,7 +94,7 @@ describe('the Compute-optimal view and the Explore objective in Chromium', { tim
     assert.ok(charts.days.points >= 15);
     await assertNoBadText(page);
     await page.waitForTimeout(200);
-    await page.screenshot({ path: path.join(shots, 'optimal.png'), fullPage: true });
+    await screenshot(page, 'optimal.png', { fullPage: true });
 
     // The link holds the inputs; Download JSON gives the request and the answer.
     const url = page.url();
@@ -279,7 +160,7 @@ describe('the Compute-optimal view and the Explore objective in Chromium', { tim
     assert.ok(await page.isHidden('#o-budget-err'));
     await assertNoBadText(page);
     await page.evaluate(() => document.getElementById('o-budget').scrollIntoView({ block: 'center' }));
-    await page.screenshot({ path: path.join(shots, 'optimal-invalid.png') });
+    await screenshot(page, 'optimal-invalid.png');
     await page.fill('#o-num_gpus', '3360');
     await page.waitForFunction(() => document.body.dataset.optimal === 'done' && !document.getElementById('optimal-result').classList.contains('stale'), null, { timeout: 30000 });
     assert.equal(await page.getAttribute('#answer-achievable', 'data-params'), answer);
@@ -291,43 +172,9 @@ describe('the Compute-optimal view and the Explore objective in Chromium', { tim
     const page = await newPage();
     await open(page);
     await page.waitForSelector('body[data-warm]', { timeout: 20000 });
-    const r = await page.evaluate(async () => {
-      // The longest the page's thread goes without running a 10 ms timer while the worker sizes.
-      let last = performance.now();
-      let worst = 0;
-      let ticking = true;
-      const tick = () => {
-        const now = performance.now();
-        worst = Math.max(worst, now - last);
-        last = now;
-        if (ticking) setTimeout(tick, 10);
-      };
-      const bar = document.getElementById('optimal-progress');
-      const o = new MutationObserver(() => {
-        if (bar.value >= 0.3) {
-          o.disconnect();
-          ticking = false;
-          document.getElementById('optimal-cancel').click();
-        }
-      });
-      o.observe(bar, { attributes: true, attributeFilter: ['value'] });
-      const settled = new Promise((resolve) => {
-        const d = new MutationObserver(() => {
-          const s = document.body.dataset.optimal;
-          if (s === 'stopped' || s === 'done') {
-            d.disconnect();
-            resolve(s);
-          }
-        });
-        d.observe(document.body, { attributes: true, attributeFilter: ['data-optimal'] });
-      });
-      document.getElementById('tab-optimal').click();
-      last = performance.now();
-      setTimeout(tick, 10);
-      const state = await settled;
-      ticking = false;
-      return { state, worst };
-    });
+    // Cancelled at 30 %; `worst` is the longest the page's thread went without running a 10 ms
+    // timer while the worker sized.
+    const r = await cancelRun(page, { view: 'optimal', click: '#tab-optimal', at: 0.3 });
     assert.equal(r.state, 'stopped');
     measured.main_thread_worst_gap_ms = r.worst;
     assert.ok(r.worst < 500, `the page's thread stalled for ${r.worst.toFixed(0)} ms`);
@@ -366,7 +213,7 @@ describe('the Compute-optimal view and the Explore objective in Chromium', { tim
     const tab = await page.locator('#tab-optimal').boundingBox();
     assert.ok(tab.x + tab.width <= 390, `the Compute-optimal tab ends at ${tab.x + tab.width} px`);
     await assertNoBadText(page);
-    await page.screenshot({ path: path.join(shots, 'optimal-phone.png'), fullPage: true });
+    await screenshot(page, 'optimal-phone.png', { fullPage: true });
     await page.close();
   });
 
@@ -400,7 +247,7 @@ describe('the Compute-optimal view and the Explore objective in Chromium', { tim
     await page.waitForSelector('body[data-scatter]');
     assert.ok(await page.evaluate(() => document.getElementById('chart-scatter').data.some((t) => /^best/.test(t.name))));
     await assertNoBadText(page);
-    await page.screenshot({ path: path.join(shots, 'explore-objective.png'), fullPage: true });
+    await screenshot(page, 'explore-objective.png', { fullPage: true });
 
     // The fastest plan, then a deadline no plan meets.
     const fastest = runCli(['explore', '--case', 'mt-nlg', '--objective', 'time', '--json']).best;

@@ -3,19 +3,14 @@
 // measures the floors and prints them, and saves a screenshot of each view under build/screenshots.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { readdirSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { preview } from 'vite';
-import { chromium } from 'playwright-core';
 import { cliGolden } from '../../scripts/golden.mjs';
 import * as fmt from '../../web/src/format.js';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const webDir = path.join(root, 'build/web');
-const shots = path.join(root, 'build/screenshots');
+import {
+  assertNoBadText, base, cancelRun, newPage, open, plain, problems, reportFloors, screenshot, startPage, stopPage, trackRun, webDir,
+} from './harness.mjs';
 
 // The floors of the page, as the issue states them.
 const FLOORS = {
@@ -25,44 +20,6 @@ const FLOORS = {
   wasm_gzip_bytes: 300 * 1000,
 };
 const measured = {};
-
-const LAUNCH = {
-  executablePath: process.env.VTRAIN_CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-};
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.unref();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-let server;
-let browser;
-let base;
-const problems = []; // console errors and uncaught exceptions, from every page
-
-async function newPage(viewport = { width: 1400, height: 1000 }) {
-  const page = await browser.newPage({ viewport });
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => problems.push(`exception: ${e.message}`));
-  return page;
-}
-
-async function open(page, query = '') {
-  await page.goto(`${base}${query}`);
-  await page.waitForSelector('body[data-ready]', { timeout: 15000 });
-}
 
 // Waits until an attribute of an element changes from what it was when the wait began.
 function changed(page, selector, attr, action) {
@@ -87,34 +44,15 @@ function changed(page, selector, attr, action) {
   );
 }
 
-const plain = (s) => s.replace(/\s+/g, '');
-
 async function kpis(page) {
   return page.evaluate(() => Object.fromEntries([...document.querySelectorAll('.kpi output')].map((o) => [o.id, { text: o.textContent, value: o.dataset.value }])));
 }
 
-async function assertNoBadText(page) {
-  const text = await page.evaluate(() => document.body.innerText);
-  assert.doesNotMatch(text, /\bNaN\b|Infinity|undefined|\[object|Error:/);
-}
-
 describe('the calculator page in Chromium', { timeout: 240000 }, () => {
-  before(async () => {
-    assert.ok(existsSync(path.join(webDir, 'index.html')), 'build/web is missing: run vite build first');
-    mkdirSync(shots, { recursive: true });
-    const port = await freePort();
-    server = await preview({
-      configFile: path.join(root, 'web/vite.config.js'),
-      preview: { port, strictPort: true, host: '127.0.0.1', open: false },
-      logLevel: 'warn',
-    });
-    base = `http://127.0.0.1:${port}/`;
-    browser = await chromium.launch(LAUNCH);
-  });
+  before(startPage);
 
   after(async () => {
-    if (browser) await browser.close();
-    if (server) await server.close();
+    await stopPage();
     const rows = [
       ['page interactive after load', `${measured.interactive_ms?.toFixed(0)} ms`, `≤ ${FLOORS.interactive_ms} ms`],
       ['first result, before Plotly loaded', `${measured.first_result_ms?.toFixed(0)} ms (Plotly at ${measured.plotly_loaded_ms?.toFixed(0)} ms)`, 'before Plotly'],
@@ -122,9 +60,7 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
       ['MT-NLG sweep in the page', measured.sweep_ms != null ? `${measured.sweep_ms.toFixed(0)} ms, ${measured.sweep_plans} plans` : 'not run', `≤ ${FLOORS.sweep_ms} ms`],
       ['WebAssembly module, gzip', `${(measured.wasm_gzip_bytes / 1000).toFixed(1)} KB (${(measured.wasm_bytes / 1000).toFixed(0)} KB raw)`, `≤ ${FLOORS.wasm_gzip_bytes / 1000} KB`],
     ];
-    console.log('\nfloors measured in Chromium:');
-    for (const [what, got, floor] of rows) console.log(`  ${what.padEnd(48)} ${String(got).padEnd(36)} ${floor}`);
-    writeFileSync(path.join(shots, 'floors.json'), `${JSON.stringify({ floors: FLOORS, measured }, null, 2)}\n`);
+    reportFloors('floors measured in Chromium', rows, 'floors.json', FLOORS, measured);
   });
 
   test('the WebAssembly module is small and Plotly is not in the first load', () => {
@@ -156,7 +92,7 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     assert.equal(plain(k['kpi-iteration'].text), plain(fmt.duration(golden.iteration_time_s)));
     await assertNoBadText(page);
     await page.waitForTimeout(200);
-    await page.screenshot({ path: path.join(shots, 'plan.png'), fullPage: true });
+    await screenshot(page, 'plan.png', { fullPage: true });
     await page.close();
   });
 
@@ -201,7 +137,7 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     // The hover box names the block under the pointer: the top row is stage 0 (of 35).
     await page.mouse.move(box.x + box.width * 0.35, box.y + box.height / 35 / 3);
     assert.match(await page.textContent('#chart-timeline .gantt-tip'), /^stage 0 · (forward|backward|recompute|PP send|idle)/);
-    await page.screenshot({ path: path.join(shots, 'timeline-zoomed.png'), fullPage: false });
+    await screenshot(page, 'timeline-zoomed.png', { fullPage: false });
     await page.close();
   });
 
@@ -218,27 +154,7 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
       s.dispatchEvent(new Event('change'));
     });
     await page.waitForFunction(() => new URLSearchParams(location.search).get('space') === 'mt-nlg');
-    const run = await page.evaluate(async () => {
-      const bar = document.getElementById('explore-progress');
-      const wrap = document.getElementById('explore-progress-wrap');
-      const seen = [];
-      const o = new MutationObserver(() => seen.push({ value: bar.value, visible: !wrap.hidden && wrap.offsetHeight > 0 }));
-      o.observe(bar, { attributes: true, attributeFilter: ['value'] });
-      const t0 = performance.now();
-      const done = new Promise((resolve) => {
-        const d = new MutationObserver(() => {
-          if (document.body.dataset.explore === 'done' || document.body.dataset.explore === 'stopped') {
-            d.disconnect();
-            resolve(performance.now() - t0);
-          }
-        });
-        d.observe(document.body, { attributes: true, attributeFilter: ['data-explore'] });
-      });
-      document.getElementById('tab-explore').click();
-      const ms = await done;
-      o.disconnect();
-      return { ms, seen, state: document.body.dataset.explore, status: document.getElementById('explore-status').textContent };
-    });
+    const run = await trackRun(page, { view: 'explore', click: '#tab-explore' });
     assert.equal(run.state, 'done', run.status);
     assert.match(run.status, /^294 plans/);
     measured.sweep_ms = run.ms;
@@ -253,7 +169,7 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     assert.equal(await page.locator('#explore-table tbody tr').count(), 294);
     await assertNoBadText(page);
     await page.waitForTimeout(200);
-    await page.screenshot({ path: path.join(shots, 'explore.png'), fullPage: true });
+    await screenshot(page, 'explore.png', { fullPage: true });
 
     // Sorting by cost puts the cheapest plan first.
     await page.click('#explore-table thead th:nth-child(5) button');
@@ -290,28 +206,7 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     await open(page);
     await changed(page, '#results', 'data-rendered', '[data-example="mt-nlg-530b"]');
     // Cancel at the first progress report, from inside the page, so a fast sweep cannot finish first.
-    const state = await page.evaluate(async () => {
-      const bar = document.getElementById('explore-progress');
-      const o = new MutationObserver(() => {
-        if (bar.value > 0) {
-          o.disconnect();
-          document.getElementById('explore-cancel').click();
-        }
-      });
-      o.observe(bar, { attributes: true, attributeFilter: ['value'] });
-      const settled = new Promise((resolve) => {
-        const d = new MutationObserver(() => {
-          const s = document.body.dataset.explore;
-          if (s === 'stopped' || s === 'done') {
-            d.disconnect();
-            resolve(s);
-          }
-        });
-        d.observe(document.body, { attributes: true, attributeFilter: ['data-explore'] });
-      });
-      document.getElementById('tab-explore').click();
-      return settled;
-    });
+    const { state } = await cancelRun(page, { view: 'explore', click: '#tab-explore' });
     assert.equal(state, 'stopped');
     assert.match(await page.textContent('#explore-status'), /cancelled/);
     assert.ok(await page.isHidden('#explore-progress-wrap'));
@@ -338,7 +233,7 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     assert.match(await page.textContent('#f-plan-tp-err'), /must divide heads/i);
     await assertNoBadText(page);
     await page.evaluate(() => document.getElementById('f-plan-tp').scrollIntoView({ block: 'center' }));
-    await page.screenshot({ path: path.join(shots, 'invalid.png') });
+    await screenshot(page, 'invalid.png');
     // Fixing the fields clears the errors and updates the result.
     await page.fill('#f-model-layers', '96');
     await page.fill('#f-plan-tp', '4');
@@ -374,7 +269,7 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     assert.ok(!(await embed.isVisible('#inputs')));
     assert.equal(plain(await embed.textContent('#card-iteration')), plain(want['kpi-iteration'].text));
     await assertNoBadText(embed);
-    await embed.screenshot({ path: path.join(shots, 'embed.png') });
+    await screenshot(embed, 'embed.png');
     await embed.close();
   });
 
@@ -407,7 +302,7 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     await page.waitForSelector('body[data-charts]');
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 1, `the page is ${overflow} px wider than the screen`);
-    await page.screenshot({ path: path.join(shots, 'phone.png'), fullPage: true });
+    await screenshot(page, 'phone.png', { fullPage: true });
     await page.close();
   });
 
