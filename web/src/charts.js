@@ -56,6 +56,12 @@ const PLOT_CONFIG = {
   modeBarButtonsToRemove: ['select2d', 'lasso2d', 'autoScale2d', 'zoomIn2d', 'zoomOut2d'],
 };
 
+// The Explore and Compute-optimal charts: a transparent plot in the page's font, a legend under it
+// and a mode bar without the selection tools.
+export const VIEW_LAYOUT = { font: FONT, paper_bgcolor: 'rgba(0,0,0,0)', plot_bgcolor: 'rgba(0,0,0,0)', hovermode: 'closest' };
+export const VIEW_LEGEND = { orientation: 'h', x: 0, y: 0, yref: 'container', yanchor: 'bottom' };
+export const VIEW_CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['select2d', 'lasso2d', 'autoScale2d'] };
+
 const BOTTOM_LEGEND = { orientation: 'h', x: 0, xanchor: 'left', y: 0, yref: 'container', yanchor: 'bottom', traceorder: 'normal', font: { size: 11 } };
 const SMALL_CONFIG = { displaylogo: false, responsive: true, displayModeBar: false };
 

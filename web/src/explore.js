@@ -1,8 +1,10 @@
 // The Explore view: sweeps the plans of the current model and cluster in the sweep worker, with a
 // progress bar and Cancel, then shows training time against cost and a sortable table.
 import * as fmt from './format.js';
-import { loadPlotly } from './charts.js';
+import { loadPlotly, VIEW_CONFIG, VIEW_LAYOUT, VIEW_LEGEND } from './charts.js';
 import { fieldForPointer, fieldMessage } from './fields.js';
+import { errorList } from './form.js';
+import { csvText, openableRow, runControls } from './sweep.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -119,7 +121,6 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
   const view = {
     result: null,
     stale: true,
-    running: null, // AbortController of the sweep in flight
     sort: { key: 'status', dir: 1 },
     space: 'grid',
     budget: '', // '' follows the cluster's GPU count
@@ -128,12 +129,8 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
     deadline: '30', // days, as typed; used with the deadline objective
   };
 
-  const runButton = $('explore-run');
-  const cancelButton = $('explore-cancel');
-  const progress = $('explore-progress');
-  const progressWrap = $('explore-progress-wrap');
-  const progressText = $('explore-progress-text');
-  const statusLine = $('explore-status');
+  const controls = runControls('explore', run);
+  const { setProgress, setStatus } = controls;
   const spaceSelect = $('explore-space');
   const budgetInput = $('explore-budget');
   const unfitBox = $('explore-unfit');
@@ -142,17 +139,6 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
   const deadlineErr = $('explore-deadline-err');
 
   for (const c of CASES) spaceSelect.append(new Option(c.label, c.name));
-
-  function setProgress(fraction) {
-    const f = Math.max(0, Math.min(1, Number.isFinite(fraction) ? fraction : 0));
-    progress.value = f;
-    progressText.textContent = `${Math.round(f * 100)} %`;
-  }
-
-  function setStatus(text, bad = false) {
-    statusLine.textContent = text;
-    statusLine.classList.toggle('bad', bad);
-  }
 
   function budget() {
     const text = String(view.budget || app.values.num_gpus || '').trim();
@@ -239,26 +225,20 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
   }
 
   async function run() {
-    if (view.running) view.running.abort();
+    controls.abort();
     const { request: req, errors } = request();
     if (errors) {
       if (errors.some((x) => fieldForPointer(x.pointer))) showErrors(errors);
       setStatus('Fix the marked inputs, then explore.', true);
       return;
     }
-    const controller = new AbortController();
-    view.running = controller;
     view.stale = false;
-    runButton.disabled = true;
-    cancelButton.hidden = false;
-    progressWrap.hidden = false;
-    setProgress(0);
-    setStatus('Simulating every plan…');
+    const controller = controls.start('Simulating every plan…');
     document.body.dataset.explore = 'running';
     const t0 = performance.now();
     try {
       const result = await app.vtrain.explore(req, { signal: controller.signal, onProgress: setProgress });
-      if (view.running !== controller) return;
+      if (!controls.current(controller)) return;
       const ms = performance.now() - t0;
       setProgress(1);
       view.result = result;
@@ -272,13 +252,13 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
       render();
       document.body.dataset.explore = 'done';
     } catch (e) {
-      if (view.running !== controller) return;
+      if (!controls.current(controller)) return;
       if (e.code === 'cancelled') {
         setStatus('Sweep cancelled.');
         view.stale = true;
       } else {
         // Errors about a field are shown beside it; the rest here.
-        const errors = e.errors || [{ code: 'internal', pointer: '', message: String(e.message || e) }];
+        const errors = errorList(e);
         if (errors.some((x) => fieldForPointer(x.pointer))) showErrors(errors);
         const onDeadline = errors.filter((x) => x.pointer === '/explore/deadline_days');
         if (onDeadline.length) showDeadlineError(onDeadline.map((x) => fieldMessage(x.message, x.pointer)).join('\n'));
@@ -286,12 +266,7 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
       }
       document.body.dataset.explore = 'stopped';
     } finally {
-      if (view.running === controller) {
-        view.running = null;
-        runButton.disabled = false;
-        cancelButton.hidden = true;
-        progressWrap.hidden = true;
-      }
+      controls.finish(controller);
     }
   }
 
@@ -435,18 +410,15 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
       el,
       traces,
       {
-        font: { family: 'system-ui, -apple-system, Segoe UI, Roboto, Arial, sans-serif', size: 12, color: '#1c2430' },
-        paper_bgcolor: 'rgba(0,0,0,0)',
-        plot_bgcolor: 'rgba(0,0,0,0)',
+        ...VIEW_LAYOUT,
         margin: { l: 70, r: 14, t: 10, b: 96 },
         xaxis: { title: { text: 'training time' }, type: 'log', zeroline: false, ...xTicks },
         yaxis: { title: { text: 'cost' }, type: 'log', zeroline: false, ...yTicks },
-        legend: { orientation: 'h', x: 0, y: 0, yref: 'container', yanchor: 'bottom' },
-        hovermode: 'closest',
+        legend: VIEW_LEGEND,
         shapes,
         annotations,
       },
-      { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['select2d', 'lasso2d', 'autoScale2d'] },
+      VIEW_CONFIG,
     );
     if (!el.dataset.wired) {
       el.dataset.wired = '1';
@@ -501,13 +473,8 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
       const row = body.insertRow();
       const best = r.best && samePlan(p, r.best);
       row.className = `${feasible(p) ? '' : 'infeasible'}${p.pareto ? ' pareto' : ''}${mine && samePlan(p, mine) ? ' mine' : ''}${best ? ' objective-best' : ''}`;
-      row.tabIndex = 0;
-      row.title = `Open ${planLabel(p)}`;
       for (const c of COLUMNS) row.insertCell().textContent = c.value(p, varying);
-      row.addEventListener('click', () => openPlan(p));
-      row.addEventListener('keydown', (e) => {
-        if (e.key === 'Enter') openPlan(p);
-      });
+      openableRow(row, `Open ${planLabel(p)}`, () => openPlan(p));
     }
     $('explore-caption').textContent = rows.length > MAX_ROWS
       ? `The first ${MAX_ROWS.toLocaleString('en-US')} of ${rows.length.toLocaleString('en-US')} plans by the sorted column. Click a column to sort, a row to open the plan.`
@@ -523,8 +490,7 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
   function csv() {
     const keys = [...PLAN_KEYS, 'num_gpus', 'iteration_time_s', 'training_days', 'gpu_hours', 'cost_usd', 'energy_MWh', 'mfu',
       'memory_GiB', 'fits_in_memory', 'within_gpu_limit', 'simulated', 'pareto'];
-    const cell = (v) => (v == null || (typeof v === 'number' && !Number.isFinite(v)) ? '' : String(v));
-    return `${[keys.join(','), ...view.result.plans.map((p) => keys.map((k) => cell(p[k])).join(','))].join('\n')}\n`;
+    return csvText(keys, view.result.plans.map((p) => keys.map((k) => p[k])));
   }
 
   function settingsChanged() {
@@ -534,10 +500,6 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
     if (!$('view-explore').hidden) run();
   }
 
-  runButton.addEventListener('click', run);
-  cancelButton.addEventListener('click', () => {
-    if (view.running) view.running.abort();
-  });
   spaceSelect.addEventListener('change', () => {
     view.space = spaceSelect.value;
     const known = CASES.find((c) => c.name === view.space);
@@ -595,13 +557,13 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
     /** The view became visible: sweep when the inputs changed since the last sweep. */
     shown() {
       showSettings();
-      if (view.stale && !view.running) run();
+      if (view.stale && !controls.running) run();
       else if (view.result) renderScatter();
     },
     inputsChanged() {
       view.stale = true;
       showSettings();
-      if (view.result && !view.running) setStatus('The inputs changed: explore again to update the plans.');
+      if (view.result && !controls.running) setStatus('The inputs changed: explore again to update the plans.');
     },
     /** Keeps the last sweep's GPU budget when the cluster's GPU count is about to change. */
     pinBudget() {

@@ -94,3 +94,8 @@ export function markFieldErrors({ fields, errors, lookup, message, box }) {
   }
   return errors.length;
 }
+
+/** The simulator's errors ([{code, pointer, message}]) from a call that failed, or the failure as one. */
+export function errorList(e) {
+  return e.errors || [{ code: 'internal', pointer: '', message: String(e.message || e) }];
+}

@@ -7,7 +7,7 @@ import { readQuery, writeQuery } from './state.js';
 import * as fmt from './format.js';
 import { PARTS, drawBreakdown, drawMemory, drawTimeline, loadPlotly } from './charts.js';
 import { createExploreView } from './explore.js';
-import { h, fieldElement, markFieldErrors } from './form.js';
+import { h, errorList, fieldElement, markFieldErrors } from './form.js';
 import { createOptimalView } from './optimal.js';
 
 performance.mark('vtrain:boot');
@@ -247,7 +247,7 @@ async function simulateNow() {
     return true;
   } catch (e) {
     if (seq !== app.seq || e.code === 'cancelled') return false;
-    app.coreErrors = e.errors || [{ code: 'internal', pointer: '', message: String(e.message || e) }];
+    app.coreErrors = errorList(e);
     showErrors(app.coreErrors);
     showStale(true);
     return false;

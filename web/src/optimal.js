@@ -4,10 +4,11 @@
 // scaling law's FLOP-only optimum (GPUs at peak) and the best model the simulated plans really
 // train within the budget, then iso-budget charts of loss and of training days (or cost).
 import * as fmt from './format.js';
-import { loadPlotly } from './charts.js';
+import { loadPlotly, VIEW_CONFIG, VIEW_LAYOUT, VIEW_LEGEND } from './charts.js';
 import { planLabel, logTicks, tickNumber } from './explore.js';
-import { h, fieldElement, markFieldErrors } from './form.js';
+import { h, errorList, fieldElement, markFieldErrors } from './form.js';
 import { BUDGET_KINDS } from './state.js';
+import { csvText, openableRow, runControls } from './sweep.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -132,7 +133,6 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
     result: null, // the last answer, with the request and values that gave it
     request: null,
     stale: true,
-    running: null,
     seq: 0,
     timer: 0,
     clientErrors: [],
@@ -141,12 +141,8 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
   const defaults = presets.length ? valuesFromRequest(presets[0].request) : {};
   view.values = { loss_fit: 'hoffmann2022', ...defaults };
 
-  const runButton = $('optimal-run');
-  const cancelButton = $('optimal-cancel');
-  const progress = $('optimal-progress');
-  const progressWrap = $('optimal-progress-wrap');
-  const progressText = $('optimal-progress-text');
-  const statusLine = $('optimal-status');
+  const controls = runControls('optimal', run);
+  const { setProgress, setStatus } = controls;
 
   // ---------------------------------------------------------------- the form
 
@@ -311,17 +307,6 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
 
   // ---------------------------------------------------------------- running
 
-  function setProgress(fraction) {
-    const f = Math.max(0, Math.min(1, Number.isFinite(fraction) ? fraction : 0));
-    progress.value = f;
-    progressText.textContent = `${Math.round(f * 100)} %`;
-  }
-
-  function setStatus(text, bad = false) {
-    statusLine.textContent = text;
-    statusLine.classList.toggle('bad', bad);
-  }
-
   function visible() {
     return !$('view-optimal').hidden;
   }
@@ -334,7 +319,7 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
     if (errors.length) {
       showErrors(errors);
       markStale('Fix the marked inputs to size the model.');
-      if (view.running) view.running.abort();
+      controls.abort();
       return;
     }
     showErrors([]);
@@ -349,27 +334,21 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
 
   async function run() {
     clearTimeout(view.timer);
-    if (view.running) view.running.abort();
+    controls.abort();
     const { request, errors } = buildRequest();
     if (errors.length) {
       showErrors(errors);
       markStale('Fix the marked inputs to size the model.');
       return false;
     }
-    const controller = new AbortController();
-    view.running = controller;
     view.stale = false;
     const seq = ++view.seq;
-    runButton.disabled = true;
-    cancelButton.hidden = false;
-    progressWrap.hidden = false;
-    setProgress(0);
-    setStatus('Finding the fastest plan of every candidate size…');
+    const controller = controls.start('Finding the fastest plan of every candidate size…');
     document.body.dataset.optimal = 'running';
     const t0 = performance.now();
     try {
       const result = await app.vtrain.optimal(request, { signal: controller.signal, onProgress: setProgress });
-      if (view.running !== controller) return false;
+      if (!controls.current(controller)) return false;
       setProgress(1);
       showErrors([]);
       const ms = performance.now() - t0;
@@ -382,14 +361,14 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
       document.body.dataset.optimal = 'done';
       return true;
     } catch (e) {
-      if (view.running !== controller) return false;
+      if (!controls.current(controller)) return false;
       if (e.code === 'cancelled') {
         setStatus('Cancelled.');
         view.stale = true;
         document.body.dataset.optimal = 'stopped';
         return false;
       }
-      let errs = e.errors || [{ code: 'internal', pointer: '', message: String(e.message || e) }];
+      let errs = errorList(e);
       // Candidate sizes follow the budget (1/16 to 1.4 times the FLOP-only size): none is near it
       // when the budget buys less than the smallest model or more than the largest.
       errs = errs.map((x) => (x.code === 'no_candidates'
@@ -400,12 +379,7 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
       markStale(placed.length ? 'Fix the marked inputs to size the model.' : `The sizing failed: ${errs.map(optimalMessage).join(' ')}`);
       return false;
     } finally {
-      if (view.running === controller) {
-        view.running = null;
-        runButton.disabled = false;
-        cancelButton.hidden = true;
-        progressWrap.hidden = true;
-      }
+      controls.finish(controller);
     }
   }
 
@@ -572,18 +546,12 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
     wrap.hidden = !r.alternatives.length;
     for (const c of r.alternatives) {
       const tr = body.insertRow();
-      tr.tabIndex = 0;
-      tr.title = 'Open this model and plan in the Plan view';
       const cells = [
         fmt.count(c.params), fmt.count(c.tokens), finite(c.loss) ? c.loss.toFixed(4) : fmt.DASH, fmt.days(c.training_days),
         fmt.usd(c.cost_usd), shapeText(c.model), c.plan ? `${planLabel(c.plan)} · ${c.num_gpus.toLocaleString('en-US')} GPUs` : fmt.DASH,
       ];
       for (const text of cells) tr.insertCell().textContent = text;
-      const open = () => openConfig(configFor(c, c.tokens));
-      tr.addEventListener('click', open);
-      tr.addEventListener('keydown', (e) => {
-        if (e.key === 'Enter') open();
-      });
+      openableRow(tr, 'Open this model and plan in the Plan view', () => openConfig(configFor(c, c.tokens)));
     }
   }
 
@@ -617,14 +585,7 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
   }
   const legendItems = (traces) => traces.filter((t) => t.showlegend !== false).length;
 
-  const LAYOUT = {
-    font: { family: 'system-ui, -apple-system, Segoe UI, Roboto, Arial, sans-serif', size: 12, color: '#1c2430' },
-    paper_bgcolor: 'rgba(0,0,0,0)',
-    plot_bgcolor: 'rgba(0,0,0,0)',
-    hovermode: 'closest',
-    hoverlabel: { font: { size: 12 } },
-  };
-  const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['select2d', 'lasso2d', 'autoScale2d'] };
+  const LAYOUT = { ...VIEW_LAYOUT, hoverlabel: { font: { size: 12 } }, legend: VIEW_LEGEND };
 
   function xAxis(el, curve) {
     const xs = curve.map((c) => c.params).filter(finite);
@@ -701,8 +662,7 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
       margin: { l: 62, r: 14, t: 10, b: room },
       xaxis: xAxis(el, curve),
       yaxis: { title: { text: 'loss' }, zeroline: false, tickformat: '.3f', range: [Math.min(...ys) - pad, Math.max(...ys) + pad] },
-      legend: { orientation: 'h', x: 0, y: 0, yref: 'container', yanchor: 'bottom' },
-    }, CONFIG);
+    }, VIEW_CONFIG);
   }
 
   async function drawDays(r) {
@@ -760,14 +720,13 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
       margin: { l: 62, r: 14, t: 10, b: room },
       xaxis: xAxis(el, curve),
       yaxis: { title: { text: money ? 'cost' : 'training time' }, type: 'log', zeroline: false, ...yTicks },
-      legend: { orientation: 'h', x: 0, y: 0, yref: 'container', yanchor: 'bottom' },
       shapes: finite(budgetValue) && budgetValue > 0
         ? [{ type: 'line', xref: 'paper', yref: 'y', x0: 0, x1: 1, y0: budgetValue, y1: budgetValue, line: { color: COLORS.budget, width: 2, dash: 'dash' } }]
         : [],
       annotations: finite(budgetValue) && budgetValue > 0
         ? [{ xref: 'paper', yref: 'y', x: 0, y: Math.log10(budgetValue), xanchor: 'left', yanchor: 'bottom', showarrow: false, text: budgetLabel, font: { size: 11, color: COLORS.budget } }]
         : [],
-    }, CONFIG);
+    }, VIEW_CONFIG);
   }
 
   function drawCharts(seq) {
@@ -802,8 +761,7 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
       ['mfu', (c) => c.mfu], ['num_gpus', (c) => c.num_gpus],
       ...['tp', 'pp', 'dp', 'virtual_stages', 'micro_batch', 'recompute', 'sequence_parallel', 'zero_stage'].map((k) => [k, (c) => (c.plan ? c.plan[k] : null)]),
     ];
-    const cell = (v) => (v == null || (typeof v === 'number' && !Number.isFinite(v)) ? '' : String(v));
-    return `${[cols.map(([k]) => k).join(','), ...r.curve.map((c) => cols.map(([, get]) => cell(get(c))).join(','))].join('\n')}\n`;
+    return csvText(cols.map(([k]) => k), r.curve.map((c) => cols.map(([, get]) => get(c))));
   }
 
   function fileStem() {
@@ -815,10 +773,6 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
 
   // ---------------------------------------------------------------- wiring
 
-  runButton.addEventListener('click', run);
-  cancelButton.addEventListener('click', () => {
-    if (view.running) view.running.abort();
-  });
   renderForm();
 
   return {
@@ -851,7 +805,7 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
     /** The view became visible: answer when the inputs changed since the last answer. */
     shown() {
       showValues();
-      if (view.stale && !view.running) {
+      if (view.stale && !controls.running) {
         const { errors } = buildRequest();
         if (errors.length) {
           showErrors(errors);
