@@ -2,7 +2,9 @@
 // Reads one JSON object field by field, recording a diagnostic for every wrong type, value out of
 // range and key it does not know. Shared by the config, profile and request loaders.
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 #include <initializer_list>
 #include <set>
 #include <string>
@@ -10,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vtrain/config.hpp"
 #include "vtrain/diagnostics.hpp"
 
 namespace vtrain::detail {
@@ -167,5 +170,73 @@ class ObjectReader {
   Diagnostics& errors_;
   std::set<std::string> known_;
 };
+
+// Lists: one value or an array of them; repeated values are kept once; each entry's error names
+// its index.
+// Reads `key` as one whole number or an array of them, each in [lo, hi].
+inline void read_int_list(ObjectReader& r, const char* key, std::vector<int>& out, long long lo, long long hi) {
+  const json* v = r.child(key);
+  if (!v) return;
+  const std::string ptr = r.at(key);
+  const bool single = !v->is_array();
+  const json list = single ? json::array({*v}) : *v;
+  if (list.empty()) r.fail("range", ptr, "must hold at least one value");
+  for (size_t i = 0; i < list.size(); ++i) {
+    const json& x = list[i];
+    const std::string at = single ? ptr : ptr + "/" + std::to_string(i);
+    if (!x.is_number() || x.get<double>() != std::floor(x.get<double>())) {
+      r.fail("type", at, "must be a whole number" + std::string(single ? " or an array of them" : ""));
+      continue;
+    }
+    const double d = x.get<double>();
+    if (d < static_cast<double>(lo) || d > static_cast<double>(hi)) {
+      r.fail("range", at, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", got " +
+                              detail::describe_number(d));
+      continue;
+    }
+    const int value = static_cast<int>(d);
+    if (std::find(out.begin(), out.end(), value) == out.end()) out.push_back(value);
+  }
+}
+
+inline void read_bool_list(ObjectReader& r, const char* key, std::vector<bool>& out) {
+  const json* v = r.child(key);
+  if (!v) return;
+  const std::string ptr = r.at(key);
+  const bool single = !v->is_array();
+  const json list = single ? json::array({*v}) : *v;
+  if (list.empty()) r.fail("range", ptr, "must hold at least one value");
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].is_boolean()) {
+      r.fail("type", single ? ptr : ptr + "/" + std::to_string(i), "must be true or false");
+      continue;
+    }
+    const bool value = list[i].get<bool>();
+    if (std::find(out.begin(), out.end(), value) == out.end()) out.push_back(value);
+  }
+}
+
+inline void read_recompute_list(ObjectReader& r, const char* key, std::vector<Recompute>& out) {
+  const json* v = r.child(key);
+  if (!v) return;
+  const std::string ptr = r.at(key);
+  const bool single = !v->is_array();
+  const json list = single ? json::array({*v}) : *v;
+  if (list.empty()) r.fail("range", ptr, "must hold at least one value");
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string at = single ? ptr : ptr + "/" + std::to_string(i);
+    const std::string s = list[i].is_string() ? list[i].get<std::string>() : std::string();
+    Recompute value;
+    if (s == "none") value = Recompute::none;
+    else if (s == "selective") value = Recompute::selective;
+    else if (s == "full") value = Recompute::full;
+    else {
+      r.fail(list[i].is_string() ? "enum" : "type", at,
+             "must be one of none, selective, full" + (s.empty() ? std::string() : ", got \"" + s + "\""));
+      continue;
+    }
+    if (std::find(out.begin(), out.end(), value) == out.end()) out.push_back(value);
+  }
+}
 
 }  // namespace vtrain::detail

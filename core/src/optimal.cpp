@@ -255,39 +255,10 @@ Outcome<OptimalRequest> parse_optimal_request(const json& input) {
   {
     ObjectReader r(top.child("explore"), "/explore", e);
     ExploreOptions& o = req.explore;
-    auto int_list = [&](const char* key, std::vector<int>& out) {
-      const json* v = r.child(key);
-      if (!v) return;
-      if (!v->is_array() || v->empty()) {
-        r.fail("type", r.at(key), "must be a non-empty array of whole numbers");
-        return;
-      }
-      out.clear();
-      for (size_t i = 0; i < v->size(); ++i) {
-        const json& x = (*v)[i];
-        if (!x.is_number_integer() || x.get<long long>() < 1 || x.get<long long>() > 1000000)
-          r.fail("range", r.at(key) + "/" + std::to_string(i), "must be a whole number from 1 to 1000000");
-        else
-          out.push_back(x.get<int>());
-      }
-    };
-    int_list("tp", o.tp);
-    int_list("micro_batch", o.micro_batch);
-    int_list("virtual_stages", o.virtual_stages);
-    if (const json* v = r.child("recompute")) {
-      if (!v->is_array() || v->empty()) {
-        r.fail("type", r.at("recompute"), "must be a non-empty array of none, selective, full");
-      } else {
-        o.recompute.clear();
-        for (size_t i = 0; i < v->size(); ++i) {
-          const std::string s = (*v)[i].is_string() ? (*v)[i].get<std::string>() : "";
-          if (s == "none") o.recompute.push_back(Recompute::none);
-          else if (s == "selective") o.recompute.push_back(Recompute::selective);
-          else if (s == "full") o.recompute.push_back(Recompute::full);
-          else r.fail("enum", r.at("recompute") + "/" + std::to_string(i), "must be none, selective or full");
-        }
-      }
-    }
+    detail::read_int_list(r, "tp", o.tp, 1, 1000000);
+    detail::read_int_list(r, "micro_batch", o.micro_batch, 1, 100000000);
+    detail::read_int_list(r, "virtual_stages", o.virtual_stages, 1, 100000);
+    detail::read_recompute_list(r, "recompute", o.recompute);
     r.read("tp_across_nodes", o.tp_across_nodes);
     r.finish();
   }
