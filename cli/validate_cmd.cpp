@@ -1,5 +1,6 @@
 // vtrain validate: simulate measured runs and report the error per run and overall.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -74,6 +75,22 @@ bool load_profile_option(const Args& args, Profile& out, bool& has) {
   return true;
 }
 
+// The groups, worst share of the error first: a bias shared by a whole group points at a cause.
+void print_groups(const std::vector<ErrorGroup>& groups, const std::vector<std::string>& by) {
+  std::string names;
+  for (const auto& b : by) names += (names.empty() ? "" : ", ") + b;
+  std::printf("  by %s: %zu groups, largest share of the error first\n   ", names.c_str(), groups.size());
+  for (const auto& b : by) std::printf(" %*s", static_cast<int>(std::max<size_t>(b.size(), 5)), b.c_str());
+  std::printf(" %5s %11s %7s %7s %6s\n", "runs", "mean error", "MAPE", "max", "share");
+  for (const ErrorGroup& g : groups) {
+    std::printf("   ");
+    for (size_t i = 0; i < by.size(); ++i)
+      std::printf(" %*d", static_cast<int>(std::max<size_t>(by[i].size(), 5)), g.key[i]);
+    std::printf(" %5d %+10.1f%% %6.1f%% %6.1f%% %5.1f%%\n", g.runs, g.mean_error_percent, g.mape_percent,
+                g.max_abs_error_percent, g.share_of_error_percent);
+  }
+}
+
 int run_validate(const Args& args) {
   if (args.positional.empty()) {
     std::fprintf(stderr, "error: validate needs a measurements CSV file\n");
@@ -84,6 +101,18 @@ int run_validate(const Args& args) {
   Profile custom;
   bool has_custom = false;
   if (!load_profile_option(args, custom, has_custom)) return 2;
+  std::vector<std::string> by;
+  if (args.has("by")) {
+    std::stringstream list(args.get("by"));
+    for (std::string column; std::getline(list, column, ',');) by.push_back(column);
+    if (by.empty()) by.push_back("");
+    ValidationReport empty;
+    auto check = group_errors(empty, by);
+    if (!check.ok()) {
+      for (const auto& d : check.errors()) std::fprintf(stderr, "error: --by %s\n", d.message.c_str());
+      return 2;
+    }
+  }
   json files = json::array();
   int status = 0;
   for (const std::string& path : args.positional) {
@@ -117,11 +146,27 @@ int run_validate(const Args& args) {
         if (m.params_billion > 0) j["params_billion"] = m.params_billion;
         rows.push_back(j);
       }
-      files.push_back({{"file", path},
-                       {"runs", r.rows.size()},
-                       {"mape_percent", r.mape_percent},
-                       {"max_abs_error_percent", r.max_abs_error_percent},
-                       {"rows", rows}});
+      json file = {{"file", path},
+                   {"runs", r.rows.size()},
+                   {"mape_percent", r.mape_percent},
+                   {"max_abs_error_percent", r.max_abs_error_percent},
+                   {"rows", rows}};
+      if (!by.empty()) {
+        json groups = json::array();
+        const auto grouped = group_errors(r, by);
+        for (const ErrorGroup& g : grouped.value()) {
+          json key = json::object();
+          for (size_t i = 0; i < by.size(); ++i) key[by[i]] = g.key[i];
+          groups.push_back({{"key", key},
+                            {"runs", g.runs},
+                            {"mean_error_percent", g.mean_error_percent},
+                            {"mape_percent", g.mape_percent},
+                            {"max_abs_error_percent", g.max_abs_error_percent},
+                            {"share_of_error_percent", g.share_of_error_percent}});
+        }
+        file["groups"] = groups;
+      }
+      files.push_back(file);
       continue;
     }
     std::printf("%s\n", path.c_str());
@@ -137,6 +182,7 @@ int run_validate(const Args& args) {
     }
     std::printf("  %zu runs, MAPE %.2f%%, max error %.1f%%\n", r.rows.size(), r.mape_percent,
                 r.max_abs_error_percent);
+    if (!by.empty()) print_groups(group_errors(r, by).value(), by);
   }
   if (args.has("json")) {
     // One file: the documented object; several: an array of them.

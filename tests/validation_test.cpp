@@ -71,6 +71,51 @@ TEST_CASE("validation: bad measurement files are errors that name line and colum
   CHECK(report.errors().front().pointer == "/line/2/# GPUs");
 }
 
+TEST_CASE("validation: runs grouped by columns carry their bias and share of the error") {
+  ValidationReport report;
+  auto add = [&](int tp, int micro_batch, double error) {
+    ValidationRow row;
+    row.run.tp = tp;
+    row.run.micro_batch = micro_batch;
+    row.error_percent = error;
+    report.rows.push_back(row);
+  };
+  add(1, 1, 2.0);
+  add(1, 1, -4.0);
+  add(8, 1, -15.0);
+  add(8, 1, -17.0);
+  add(8, 2, 2.0);  // summed absolute error: 40
+
+  auto by_tp = group_errors(report, {"tp"});
+  REQUIRE(by_tp.ok());
+  const auto& g = by_tp.value();
+  REQUIRE(g.size() == 2);
+  CHECK(g[0].key == std::vector<int>{8});  // the largest share first
+  CHECK(g[0].runs == 3);
+  CHECK(g[0].mean_error_percent == doctest::Approx(-10.0));
+  CHECK(g[0].mape_percent == doctest::Approx(34.0 / 3));
+  CHECK(g[0].max_abs_error_percent == doctest::Approx(17.0));
+  CHECK(g[0].share_of_error_percent == doctest::Approx(85.0));
+  CHECK(g[1].key == std::vector<int>{1});
+  CHECK(g[1].mean_error_percent == doctest::Approx(-1.0));
+  CHECK(g[1].share_of_error_percent == doctest::Approx(15.0));
+
+  auto by_two = group_errors(report, {"tp", "micro_batch"});
+  REQUIRE(by_two.ok());
+  REQUIRE(by_two.value().size() == 3);
+  CHECK(by_two.value()[0].key == std::vector<int>{8, 1});
+  CHECK(by_two.value()[0].mean_error_percent == doctest::Approx(-16.0));
+
+  auto unknown = group_errors(report, {"tp", "speed"});
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.errors().front().pointer == "/by/1");
+  CHECK(unknown.errors().front().code == "unknown_column");
+  auto twice = group_errors(report, {"pp", "pp"});
+  REQUIRE_FALSE(twice.ok());
+  CHECK(twice.errors().front().code == "repeated_column");
+  CHECK_FALSE(group_errors(report, {}).ok());
+}
+
 TEST_CASE("validation: the all-reduce fit reproduces a latency-bandwidth curve") {
   std::vector<CollectivePoint> pts;
   for (double mib = 1; mib <= 1024; mib *= 1.5) {

@@ -1,7 +1,9 @@
 #include "vtrain/validation.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 
 #include "vtrain/simulate.hpp"
 
@@ -192,6 +194,81 @@ Outcome<ValidationReport> validate_runs(const std::vector<MeasuredRun>& runs, co
   if (!errors.empty()) return errors;
   report.mape_percent = report.rows.empty() ? 0.0 : sum / report.rows.size();
   return report;
+}
+
+namespace {
+
+struct GroupColumn {
+  const char* name;
+  int MeasuredRun::*field;
+};
+
+const GroupColumn kGroupColumns[] = {
+    {"num_gpus", &MeasuredRun::num_gpus},   {"global_batch", &MeasuredRun::global_batch},
+    {"micro_batch", &MeasuredRun::micro_batch}, {"hidden", &MeasuredRun::hidden},
+    {"heads", &MeasuredRun::heads},         {"layers", &MeasuredRun::layers},
+    {"seq_len", &MeasuredRun::seq_len},     {"tp", &MeasuredRun::tp},
+    {"dp", &MeasuredRun::dp},               {"pp", &MeasuredRun::pp},
+};
+
+}  // namespace
+
+const std::vector<std::string>& error_group_columns() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const auto& c : kGroupColumns) v.push_back(c.name);
+    return v;
+  }();
+  return names;
+}
+
+Outcome<std::vector<ErrorGroup>> group_errors(const ValidationReport& report, const std::vector<std::string>& columns) {
+  std::vector<int MeasuredRun::*> fields;
+  Diagnostics errors;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const std::string where = "/by/" + std::to_string(i);
+    const GroupColumn* found = nullptr;
+    for (const auto& c : kGroupColumns)
+      if (columns[i] == c.name) found = &c;
+    if (!found) {
+      std::string names;
+      for (const auto& n : error_group_columns()) names += (names.empty() ? "" : ", ") + n;
+      errors.push_back(make_diagnostic("unknown_column", where,
+                                       "no column named \"" + columns[i] + "\"; one of " + names));
+    } else if (std::find(fields.begin(), fields.end(), found->field) != fields.end()) {
+      errors.push_back(make_diagnostic("repeated_column", where, "\"" + columns[i] + "\" is named twice"));
+    } else {
+      fields.push_back(found->field);
+    }
+  }
+  if (columns.empty()) errors.push_back(make_diagnostic("empty", "/by", "name at least one column"));
+  if (!errors.empty()) return errors;
+
+  std::map<std::vector<int>, ErrorGroup> groups;
+  double total = 0;
+  for (const ValidationRow& row : report.rows) {
+    std::vector<int> key;
+    for (auto f : fields) key.push_back(row.run.*f);
+    ErrorGroup& g = groups[key];
+    g.key = key;
+    ++g.runs;
+    const double abs_error = std::abs(row.error_percent);
+    g.mean_error_percent += row.error_percent;
+    g.mape_percent += abs_error;
+    g.max_abs_error_percent = std::max(g.max_abs_error_percent, abs_error);
+    total += abs_error;
+  }
+  std::vector<ErrorGroup> out;
+  for (auto& [key, g] : groups) {
+    g.share_of_error_percent = total > 0 ? 100.0 * g.mape_percent / total : 0.0;
+    g.mean_error_percent /= g.runs;
+    g.mape_percent /= g.runs;
+    out.push_back(g);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const ErrorGroup& a, const ErrorGroup& b) {
+    return a.share_of_error_percent > b.share_of_error_percent;
+  });
+  return out;
 }
 
 }  // namespace vtrain

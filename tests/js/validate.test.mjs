@@ -40,6 +40,26 @@ test('validate --json prints runs, MAPE and a row per run', () => {
   assert.match(text.out, /2 runs, MAPE \d+\.\d\d%/);
 });
 
+test('validate --by groups the runs and names an unknown column', () => {
+  const file = csv(header + '8,16,2,1024,16,12,1024,2,2,2,150\n8,16,2,1024,16,16,1024,2,2,2,190\n' +
+    '4,32,4,2048,16,16,1024,1,4,1,380\n');
+  const j = JSON.parse(run('validate', file, '--json', '--by', 'tp,micro_batch').out);
+  assert.equal(j.groups.length, 2);
+  const shares = j.groups.reduce((a, g) => a + g.share_of_error_percent, 0);
+  assert.ok(Math.abs(shares - 100) < 1e-9);
+  const two = j.groups.find((g) => g.key.tp === 2 && g.key.micro_batch === 2);
+  assert.equal(two.runs, 2);
+  const mean = (j.rows[0].error_percent + j.rows[1].error_percent) / 2;
+  assert.ok(Math.abs(two.mean_error_percent - mean) < 1e-9);
+  assert.ok(j.groups[0].share_of_error_percent >= j.groups[1].share_of_error_percent);
+  const text = run('validate', file, '--by', 'tp');
+  assert.equal(text.code, 0, text.err);
+  assert.match(text.out, /by tp: 2 groups, largest share of the error first/);
+  const bad = run('validate', file, '--by', 'tp,speed');
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /\/by\/1: no column named "speed"/);
+});
+
 test('validate rejects a bad file with the line and column named', () => {
   const r = run('validate', csv(header + '8,16,2,1024,16,12,1024,2,2,2,soon\n'));
   assert.equal(r.code, 1);

@@ -61,4 +61,22 @@ struct ValidationReport {
 Outcome<ValidationReport> validate_runs(const std::vector<MeasuredRun>& runs, const ValidationSetup& setup,
                                         const Profile* profile = nullptr);
 
+// Runs that share the values of some columns (e.g. tensor parallelism and micro-batch), with how
+// far off they are together: where a model is wrong for a reason, its runs err alike.
+struct ErrorGroup {
+  std::vector<int> key;               // the columns' values, in the order asked
+  int runs = 0;                       // runs in the group (count)
+  double mean_error_percent = 0;      // mean signed error: the group's bias (%)
+  double mape_percent = 0;            // mean absolute error of its runs (%)
+  double max_abs_error_percent = 0;   // its worst run (%)
+  double share_of_error_percent = 0;  // its part of the report's summed absolute error (%)
+};
+
+// Column names a report can be grouped by.
+const std::vector<std::string>& error_group_columns();
+
+// Groups the report's runs by `columns` (names from error_group_columns()), largest share of the
+// error first. An unknown or repeated column is an error naming it (pointer "/by/<i>").
+Outcome<std::vector<ErrorGroup>> group_errors(const ValidationReport& report, const std::vector<std::string>& columns);
+
 }  // namespace vtrain
