@@ -91,6 +91,22 @@ void print_groups(const std::vector<ErrorGroup>& groups, const std::vector<std::
   }
 }
 
+// Measured and predicted parts side by side for each group of pipeline-parallel-1 runs.
+void print_decomposition(const std::vector<TimeDecomposition>& list) {
+  std::printf("  time = micro-batches x layers x A + micro-batches x B + layers x C + D (ms), measured / predicted,\n"
+              "  for %zu group%s of pipeline-parallel-1 runs that differ only in layers and micro-batches\n",
+              list.size(), list.size() == 1 ? "" : "s");
+  std::printf("    %6s %5s %5s %3s %3s %4s %4s  %15s %15s %13s %13s %6s\n", "hidden", "heads", "seq", "tp", "dp",
+              "mbs", "runs", "A layer x mb", "B micro-batch", "C layer", "D iteration", "resid");
+  for (const TimeDecomposition& d : list) {
+    const TimeParts &m = d.measured, &p = d.predicted;
+    std::printf("    %6d %5d %5d %3d %3d %4d %4d  %7.2f %7.2f %7.2f %7.2f %6.2f %6.2f %6.1f %6.1f %5.1f%%\n", d.hidden,
+                d.heads, d.seq_len, d.tp, d.dp, d.micro_batch, d.runs, m.per_layer_microbatch_ms,
+                p.per_layer_microbatch_ms, m.per_microbatch_ms, p.per_microbatch_ms, m.per_layer_ms, p.per_layer_ms,
+                m.per_iteration_ms, p.per_iteration_ms, m.max_residual_percent);
+  }
+}
+
 int run_validate(const Args& args) {
   if (args.positional.empty()) {
     std::fprintf(stderr, "error: validate needs a measurements CSV file\n");
@@ -166,6 +182,21 @@ int run_validate(const Args& args) {
         }
         file["groups"] = groups;
       }
+      if (args.has("decompose")) {
+        auto parts = [](const TimeParts& t) {
+          return json{{"per_layer_microbatch_ms", t.per_layer_microbatch_ms},
+                      {"per_microbatch_ms", t.per_microbatch_ms},
+                      {"per_layer_ms", t.per_layer_ms},
+                      {"per_iteration_ms", t.per_iteration_ms},
+                      {"max_residual_percent", t.max_residual_percent}};
+        };
+        json list = json::array();
+        for (const TimeDecomposition& d : decompose_times(r))
+          list.push_back({{"hidden", d.hidden}, {"heads", d.heads}, {"seq_len", d.seq_len}, {"tp", d.tp},
+                          {"dp", d.dp}, {"micro_batch", d.micro_batch}, {"runs", d.runs},
+                          {"measured", parts(d.measured)}, {"predicted", parts(d.predicted)}});
+        file["decomposition"] = list;
+      }
       files.push_back(file);
       continue;
     }
@@ -183,6 +214,7 @@ int run_validate(const Args& args) {
     std::printf("  %zu runs, MAPE %.2f%%, max error %.1f%%\n", r.rows.size(), r.mape_percent,
                 r.max_abs_error_percent);
     if (!by.empty()) print_groups(group_errors(r, by).value(), by);
+    if (args.has("decompose")) print_decomposition(decompose_times(r));
   }
   if (args.has("json")) {
     // One file: the documented object; several: an array of them.

@@ -116,6 +116,45 @@ TEST_CASE("validation: runs grouped by columns carry their bias and share of the
   CHECK_FALSE(group_errors(report, {}).ok());
 }
 
+TEST_CASE("validation: times split into per layer and micro-batch, per micro-batch, per layer, per step") {
+  ValidationReport report;
+  auto add = [&](int tp, int pp, int layers, int micro_batches, double measured_ms, double predicted_ms) {
+    ValidationRow row;
+    row.run.hidden = 1024, row.run.heads = 16, row.run.seq_len = 1024;
+    row.run.tp = tp, row.run.pp = pp, row.run.dp = 2, row.run.micro_batch = 2;
+    row.run.layers = layers;
+    row.run.global_batch = micro_batches * 2 * 2;
+    row.run.measured_ms = measured_ms;
+    row.predicted_ms = predicted_ms;
+    report.rows.push_back(row);
+  };
+  const int layers[] = {12, 16, 20, 24, 12, 24, 16};
+  const int micro_batches[] = {2, 4, 8, 2, 8, 16, 16};
+  for (int i = 0; i < 7; ++i) {
+    const double L = layers[i], M = micro_batches[i];
+    add(1, 1, layers[i], micro_batches[i], 3.0 * M * L + 6.5 * M + 0.4 * L + 2.0, 3.2 * M * L + 2.5 * M + 0.45 * L + 1.5);
+    add(2, 2, layers[i], micro_batches[i], 100, 100);  // pipeline parallelism 2: not decomposed
+  }
+  for (int i = 0; i < 5; ++i) add(4, 1, layers[i], micro_batches[i], 100, 100);  // too few runs
+  for (int i = 0; i < 7; ++i) add(8, 1, layers[i], 4, 10.0 * layers[i], 10.0 * layers[i]);  // one M: inseparable
+
+  const auto parts = decompose_times(report);
+  REQUIRE(parts.size() == 1);
+  const TimeDecomposition& d = parts[0];
+  CHECK(d.tp == 1);
+  CHECK(d.runs == 7);
+  CHECK(d.measured.per_layer_microbatch_ms == doctest::Approx(3.0));
+  CHECK(d.measured.per_microbatch_ms == doctest::Approx(6.5));
+  CHECK(d.measured.per_layer_ms == doctest::Approx(0.4));
+  CHECK(d.measured.per_iteration_ms == doctest::Approx(2.0));
+  CHECK(d.measured.max_residual_percent < 1e-6);
+  CHECK(d.predicted.per_layer_microbatch_ms == doctest::Approx(3.2));
+  CHECK(d.predicted.per_microbatch_ms == doctest::Approx(2.5));
+
+  report.rows[0].run.measured_ms *= 1.1;  // one run off the form: the residual shows it
+  CHECK(decompose_times(report)[0].measured.max_residual_percent > 1.0);
+}
+
 TEST_CASE("validation: the all-reduce fit reproduces a latency-bandwidth curve") {
   std::vector<CollectivePoint> pts;
   for (double mib = 1; mib <= 1024; mib *= 1.5) {

@@ -1,6 +1,7 @@
 #include "vtrain/validation.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -268,6 +269,76 @@ Outcome<std::vector<ErrorGroup>> group_errors(const ValidationReport& report, co
   std::stable_sort(out.begin(), out.end(), [](const ErrorGroup& a, const ErrorGroup& b) {
     return a.share_of_error_percent > b.share_of_error_percent;
   });
+  return out;
+}
+
+namespace {
+
+// Least squares for time = a M L + b M + c L + d through the normal equations; false when the
+// runs cannot separate the four parts.
+bool fit_parts(const std::vector<std::array<double, 3>>& runs, TimeParts& out) {
+  constexpr int n = 4;
+  double A[n][n + 1] = {};
+  for (const auto& r : runs) {
+    const double f[n] = {r[0] * r[1], r[0], r[1], 1.0};
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) A[i][j] += f[i] * f[j];
+      A[i][n] += f[i] * r[2];
+    }
+  }
+  double scale[n];  // each column's own size: a pivot far below it means collinear columns
+  for (int i = 0; i < n; ++i) scale[i] = A[i][i];
+  for (int i = 0; i < n; ++i) {
+    int pivot = i;
+    for (int r = i + 1; r < n; ++r)
+      if (std::abs(A[r][i]) > std::abs(A[pivot][i])) pivot = r;
+    for (int c = 0; c <= n; ++c) std::swap(A[i][c], A[pivot][c]);
+    if (!(std::abs(A[i][i]) > 1e-9 * scale[i])) return false;
+    for (int r = 0; r < n; ++r) {
+      if (r == i) continue;
+      const double k = A[r][i] / A[i][i];
+      for (int c = i; c <= n; ++c) A[r][c] -= k * A[i][c];
+    }
+  }
+  double x[n];
+  for (int i = 0; i < n; ++i) x[i] = A[i][n] / A[i][i];
+  out.per_layer_microbatch_ms = x[0];
+  out.per_microbatch_ms = x[1];
+  out.per_layer_ms = x[2];
+  out.per_iteration_ms = x[3];
+  out.max_residual_percent = 0;
+  for (const auto& r : runs) {
+    const double fitted = x[0] * r[0] * r[1] + x[1] * r[0] + x[2] * r[1] + x[3];
+    out.max_residual_percent = std::max(out.max_residual_percent, 100.0 * std::abs(fitted - r[2]) / r[2]);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<TimeDecomposition> decompose_times(const ValidationReport& report) {
+  using Key = std::array<int, 6>;
+  std::map<Key, std::vector<const ValidationRow*>> groups;
+  for (const ValidationRow& row : report.rows) {
+    const MeasuredRun& r = row.run;
+    if (r.pp != 1 || r.micro_batch <= 0 || r.dp <= 0) continue;
+    groups[{r.hidden, r.heads, r.seq_len, r.tp, r.dp, r.micro_batch}].push_back(&row);
+  }
+  std::vector<TimeDecomposition> out;
+  for (const auto& [key, rows] : groups) {
+    if (rows.size() < 6) continue;
+    std::vector<std::array<double, 3>> measured, predicted;
+    for (const ValidationRow* row : rows) {
+      const MeasuredRun& r = row->run;
+      const double micro_batches = static_cast<double>(r.global_batch) / (r.micro_batch * r.dp);
+      measured.push_back({micro_batches, static_cast<double>(r.layers), r.measured_ms});
+      predicted.push_back({micro_batches, static_cast<double>(r.layers), row->predicted_ms});
+    }
+    TimeDecomposition d;
+    d.hidden = key[0], d.heads = key[1], d.seq_len = key[2], d.tp = key[3], d.dp = key[4], d.micro_batch = key[5];
+    d.runs = static_cast<int>(rows.size());
+    if (fit_parts(measured, d.measured) && fit_parts(predicted, d.predicted)) out.push_back(d);
+  }
   return out;
 }
 

@@ -60,6 +60,24 @@ test('validate --by groups the runs and names an unknown column', () => {
   assert.match(bad.err, /\/by\/1: no column named "speed"/);
 });
 
+test('validate --decompose splits measured and predicted time of like runs', () => {
+  // gpus,gbs,mbs,hidden,heads,layers,seq,tp,dp,pp,ms: time = 3 M L + 6 M + 0.4 L + 2 (M micro-batches)
+  const lines = [[12, 4], [16, 8], [20, 16], [24, 4], [12, 16], [24, 16]].map(([L, M]) =>
+    `2,${M * 2},1,1024,16,${L},1024,1,2,1,${3 * M * L + 6 * M + 0.4 * L + 2}`);
+  const file = csv(header + lines.join('\n') + '\n');
+  const j = JSON.parse(run('validate', file, '--json', '--decompose').out);
+  assert.equal(j.decomposition.length, 1);
+  const d = j.decomposition[0];
+  assert.equal(d.runs, 6);
+  assert.ok(Math.abs(d.measured.per_layer_microbatch_ms - 3) < 1e-6);
+  assert.ok(Math.abs(d.measured.per_microbatch_ms - 6) < 1e-6);
+  assert.ok(Math.abs(d.measured.per_layer_ms - 0.4) < 1e-6);
+  assert.ok(d.predicted.per_layer_microbatch_ms > 0);
+  assert.ok(d.predicted.max_residual_percent < 0.01, 'the simulator is exactly of this form at pp 1');
+  const text = run('validate', file, '--decompose');
+  assert.match(text.out, /for 1 group of pipeline-parallel-1 runs/);
+});
+
 test('validate rejects a bad file with the line and column named', () => {
   const r = run('validate', csv(header + '8,16,2,1024,16,12,1024,2,2,2,soon\n'));
   assert.equal(r.code, 1);

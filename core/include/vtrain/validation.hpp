@@ -79,4 +79,28 @@ const std::vector<std::string>& error_group_columns();
 // error first. An unknown or repeated column is an error naming it (pointer "/by/<i>").
 Outcome<std::vector<ErrorGroup>> group_errors(const ValidationReport& report, const std::vector<std::string>& columns);
 
+// The iteration time of runs that differ only in layers (L) and micro-batches per iteration (M),
+// split by least squares as
+//   time = M x L x per_layer_microbatch + M x per_microbatch + L x per_layer + per_iteration,
+// once for the measured times and once for the predicted ones. With pipeline parallelism 1 the
+// simulator's times follow this form exactly, so a measured part far from its predicted twin says
+// which part of the model is off: the layers, the embedding and head, or the optimizer step.
+struct TimeParts {
+  double per_layer_microbatch_ms = 0;  // one layer's forward, recomputation and backward, one micro-batch
+  double per_microbatch_ms = 0;        // embedding, head and loss, and per-step host work (ms)
+  double per_layer_ms = 0;             // one layer's optimizer update and gradient all-reduce (ms)
+  double per_iteration_ms = 0;         // the rest: embedding tables' update, fixed costs (ms)
+  double max_residual_percent = 0;     // the run farthest from the split (% of its time)
+};
+
+struct TimeDecomposition {
+  int hidden = 0, heads = 0, seq_len = 0, tp = 1, dp = 1, micro_batch = 1;  // what the runs share
+  int runs = 0;                        // runs in the group (count)
+  TimeParts measured, predicted;
+};
+
+// One entry per group of pipeline-parallel-1 runs with enough variety in L and M to separate the
+// four parts (at least six runs); other runs are left out.
+std::vector<TimeDecomposition> decompose_times(const ValidationReport& report);
+
 }  // namespace vtrain
