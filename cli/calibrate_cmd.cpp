@@ -96,7 +96,19 @@ int run_calibrate(const Args& args) {
   const std::string shared = args.get("shared", default_shared_dir());
   const std::string out_dir = args.get("out-dir", std::string(VTRAIN_SOURCE_DIR) + "/profiles");
   const int threads = std::atoi(args.get("threads", std::to_string(std::max(1u, std::thread::hardware_concurrency()))).c_str());
-  const int max_evals = std::atoi(args.get("max-evals", "4000").c_str());
+  auto count = [&](const char* name, const char* fallback, int& out) {
+    const std::string v = args.get(name, fallback);
+    char* end = nullptr;
+    const long n = std::strtol(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || n < 1 || n > 1000000) {
+      std::fprintf(stderr, "error: --%s: must be a whole number from 1 to 1000000, got \"%s\"\n", name, v.c_str());
+      return false;
+    }
+    out = static_cast<int>(n);
+    return true;
+  };
+  int max_evals = 0, starts = 0;
+  if (!count("max-evals", "4000", max_evals) || !count("starts", "1", starts)) return 2;
   const int folds = std::atoi(args.get("cv", "0").c_str());
   ValidationSetup setup;
   if (!apply_setup_options(args, setup)) return 2;
@@ -150,6 +162,7 @@ int run_calibrate(const Args& args) {
   FitOptions options;
   options.max_evaluations = max_evals;
   options.restarts = 4;
+  options.starts = starts;
   options.parallel_for = thread_pool(threads);
   int last_print = -1;
   options.progress = [&](int evals, double objective) {
@@ -198,7 +211,9 @@ int run_calibrate(const Args& args) {
       "../shared/measurements/a100-nccl-allreduce (nccl-tests, 1 MiB to 1 GiB) with relative "
       "error weighted evenly over log(size); the other parameters fitted with the compute ones";
   prov["calibration"] = {
-      {"command", "vtrain calibrate" + std::string(folds > 1 ? " --cv " + std::to_string(folds) : "")},
+      {"command", "vtrain calibrate" + std::string(folds > 1 ? " --cv " + std::to_string(folds) : "") +
+                      (starts != 1 ? " --starts " + std::to_string(starts) : "")},
+      {"fit", {{"starts", starts}, {"max_evaluations_per_start", max_evals}}},
       {"setup", {{"gpus_per_node", setup.gpus_per_node},
                  {"intra_node_GBps", setup.intra_node_GBps > 0 ? setup.intra_node_GBps : start.intra_node_GBps},
                  {"inter_node_Gbps", setup.inter_node_Gbps},

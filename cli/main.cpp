@@ -86,7 +86,7 @@ const char* kUsage =
     "                         simulate measured runs and report the error of each\n"
     "                         (--by tp,micro_batch: the error of each group of runs;\n"
     "                          --decompose: per layer, micro-batch and step, measured and predicted)\n"
-    "  calibrate [--cv K] [--dry-run] [--shared DIR] [--out-dir DIR] [--max-evals N]\n"
+    "  calibrate [--cv K] [--dry-run] [--shared DIR] [--out-dir DIR] [--max-evals N] [--starts N]\n"
     "                         fit the A100 profiles to ../shared's measurements and write them\n"
     "  optimal REQUEST.json | --preset NAME [--json] [--time]\n"
     "                         the model size a budget really buys, beside the FLOP-only answer\n"

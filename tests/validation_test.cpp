@@ -6,6 +6,7 @@
 #include <string>
 
 #include "vtrain/calibration.hpp"
+#include "vtrain/profile.hpp"
 #include "vtrain/validation.hpp"
 
 using namespace vtrain;
@@ -153,6 +154,49 @@ TEST_CASE("validation: times split into per layer and micro-batch, per micro-bat
 
   report.rows[0].run.measured_ms *= 1.1;  // one run off the form: the residual shows it
   CHECK(decompose_times(report)[0].measured.max_residual_percent > 1.0);
+}
+
+TEST_CASE("validation: the profile fit recovers known parameters, from the start and from spread starts") {
+  // Measurements made by the simulator itself with known host and GEMM parameters.
+  Profile truth = *find_profile("a100-sxm4-80gb");
+  truth.host_issue_us = 30;
+  truth.gemm_max_efficiency = 0.7;
+  std::vector<MeasuredRun> runs;
+  int line = 2;
+  for (int tp : {1, 2, 4})
+    for (int micro_batch : {1, 4})
+      for (int layers : {12, 24}) {
+        MeasuredRun r;
+        r.line = line++;
+        r.tp = tp, r.dp = 1, r.pp = 1, r.num_gpus = tp;
+        r.micro_batch = micro_batch, r.global_batch = 4 * micro_batch;
+        r.hidden = 1024, r.heads = 16, r.layers = layers, r.seq_len = 1024;
+        r.measured_ms = 1;
+        runs.push_back(r);
+      }
+  auto made = validate_runs(runs, ValidationSetup{}, &truth);
+  REQUIRE(made.ok());
+  for (size_t i = 0; i < runs.size(); ++i) runs[i].measured_ms = made.value().rows[i].predicted_ms;
+
+  Profile start = truth;
+  start.host_issue_us = 150;
+  start.gemm_max_efficiency = 0.9;
+  const std::vector<FitParameter> params = {{"/compute/host_issue_us", 1, 200},
+                                            {"/compute/gemm_max_efficiency", 0.5, 0.95}};
+  FitOptions options;
+  options.max_evaluations = 400;
+  options.restarts = 2;
+  const FitResult one = fit_profile(start, params, {{"runs", runs}}, ValidationSetup{}, options);
+  CHECK(one.objective < 0.5);
+  CHECK(one.profile.host_issue_us == doctest::Approx(30).epsilon(0.05));
+  CHECK(one.profile.gemm_max_efficiency == doctest::Approx(0.7).epsilon(0.05));
+
+  options.starts = 3;
+  const FitResult three = fit_profile(start, params, {{"runs", runs}}, ValidationSetup{}, options);
+  CHECK(three.objective <= one.objective + 1e-9);  // the first start is the same descent
+  CHECK(three.evaluations > one.evaluations);
+  const FitResult again = fit_profile(start, params, {{"runs", runs}}, ValidationSetup{}, options);
+  CHECK(again.objective == three.objective);  // the spread starts are the same every run
 }
 
 TEST_CASE("validation: the all-reduce fit reproduces a latency-bandwidth curve") {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <tuple>
@@ -237,13 +238,33 @@ double evaluate_profile(const Profile& profile, const std::vector<MeasurementSet
   return sets.empty() ? 0 : total / sets.size();
 }
 
+namespace {
+
+// A repeatable point of the unconstrained space for start `index` (1, 2, ...): each coordinate a
+// bounded parameter at a fraction in [0.05, 0.95] of its range, from a fixed integer hash, so that
+// every platform and every run draws the same starts.
+Vec start_point(int index, size_t n) {
+  uint64_t state = 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(index);
+  Vec z(n);
+  for (size_t i = 0; i < n; ++i) {
+    state += 0x9E3779B97F4A7C15ull;  // splitmix64
+    uint64_t x = state;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    x ^= x >> 31;
+    const double u = 0.05 + 0.9 * static_cast<double>(x >> 11) * 0x1.0p-53;
+    z[i] = std::log(u / (1 - u));
+  }
+  return z;
+}
+
+}  // namespace
+
 FitResult fit_profile(const Profile& start, const std::vector<FitParameter>& params,
                       const std::vector<MeasurementSet>& sets, const ValidationSetup& setup,
                       const FitOptions& options) {
   FitResult result;
   result.profile = start;
-  Vec z(params.size());
-  for (size_t i = 0; i < params.size(); ++i) z[i] = to_unit(get_parameter(start, params[i].name), params[i]);
   Profile work = start;
   int evals = 0;
   auto objective = [&](const Vec& x) {
@@ -252,29 +273,45 @@ FitResult fit_profile(const Profile& start, const std::vector<FitParameter>& par
     if (options.progress) options.progress(evals, v);
     return v;
   };
-  // Coarse coordinate search first: the objective is piecewise smooth (max-plus timelines) and
-  // the simplex alone can settle in a poor basin from a poor start.
-  double best = objective(z);
-  ++evals;
-  for (int round = 0; round < 2; ++round) {
-    for (size_t i = 0; i < params.size(); ++i) {
-      double chosen = z[i];
-      for (double u = -4.0; u <= 4.0; u += 1.0) {
-        z[i] = u;
-        const double v = objective(z);
-        ++evals;
-        if (v < best) {
-          best = v;
-          chosen = u;
+  // One descent: a coarse coordinate search first (the objective is piecewise smooth, max-plus
+  // timelines, and the simplex alone can settle in a poor basin from a poor start), then
+  // Nelder-Mead restarted from its best point.
+  auto descend = [&](Vec z, double& best) {
+    const int budget_end = evals + options.max_evaluations;
+    best = objective(z);
+    ++evals;
+    for (int round = 0; round < 2; ++round) {
+      for (size_t i = 0; i < params.size(); ++i) {
+        double chosen = z[i];
+        for (double u = -4.0; u <= 4.0; u += 1.0) {
+          z[i] = u;
+          const double v = objective(z);
+          ++evals;
+          if (v < best) {
+            best = v;
+            chosen = u;
+          }
         }
+        z[i] = chosen;
       }
-      z[i] = chosen;
     }
+    const int per_round = std::max(1, options.max_evaluations / std::max(1, options.restarts));
+    for (int r = 0; r < options.restarts && evals < budget_end; ++r)
+      z = nelder_mead(objective, z, r == 0 ? 1.0 : 0.5, std::min(budget_end, evals + per_round), evals, best);
+    return z;
+  };
+  // The given profile is the first start; the others spread over the bounded box, since the
+  // objective has several basins and the nominal start does not always reach the deepest.
+  Vec z0(params.size());
+  for (size_t i = 0; i < params.size(); ++i) z0[i] = to_unit(get_parameter(start, params[i].name), params[i]);
+  Vec best_z;
+  double best_value = 0;
+  for (int s = 0; s < std::max(1, options.starts); ++s) {
+    double value = 0;
+    const Vec z = descend(s == 0 ? z0 : start_point(s, params.size()), value);
+    if (s == 0 || value < best_value) best_z = z, best_value = value;
   }
-  const int per_round = std::max(1, options.max_evaluations / std::max(1, options.restarts));
-  for (int r = 0; r < options.restarts && evals < options.max_evaluations; ++r)
-    z = nelder_mead(objective, z, r == 0 ? 1.0 : 0.5, std::min(options.max_evaluations, evals + per_round), evals, best);
-  for (size_t i = 0; i < params.size(); ++i) set_parameter(result.profile, params[i].name, from_unit(z[i], params[i]));
+  for (size_t i = 0; i < params.size(); ++i) set_parameter(result.profile, params[i].name, from_unit(best_z[i], params[i]));
   result.objective = evaluate_profile(result.profile, sets, setup, options.parallel_for, &result.errors);
   result.evaluations = evals;
   return result;

@@ -52,8 +52,9 @@ struct MeasurementSet {
 using ParallelFor = std::function<void(int n, const std::function<void(int)>& body)>;
 
 struct FitOptions {
-  int max_evaluations = 3000;      // objective evaluations across restarts (count)
+  int max_evaluations = 3000;      // objective evaluations per start (count)
   int restarts = 3;                // Nelder-Mead restarts from the best point so far
+  int starts = 1;                  // descents: from the given profile, then from fixed spread points
   ParallelFor parallel_for;        // optional
   std::function<void(int evaluations, double objective)> progress;  // optional
 };
