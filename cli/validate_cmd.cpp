@@ -150,6 +150,9 @@ int run_validate(const Args& args) {
       return 1;
     }
     const ValidationReport& r = report.value();
+    const std::vector<ErrorGroup> groups = by.empty() ? std::vector<ErrorGroup>{} : group_errors(r, by).value();
+    const std::vector<TimeDecomposition> parts =
+        args.has("decompose") ? decompose_times(r) : std::vector<TimeDecomposition>{};
     if (args.has("json")) {
       json rows = json::array();
       for (const auto& row : r.rows) {
@@ -168,22 +171,21 @@ int run_validate(const Args& args) {
                    {"max_abs_error_percent", r.max_abs_error_percent},
                    {"rows", rows}};
       if (!by.empty()) {
-        json groups = json::array();
-        const auto grouped = group_errors(r, by);
-        for (const ErrorGroup& g : grouped.value()) {
+        json list = json::array();
+        for (const ErrorGroup& g : groups) {
           json key = json::object();
           for (size_t i = 0; i < by.size(); ++i) key[by[i]] = g.key[i];
-          groups.push_back({{"key", key},
-                            {"runs", g.runs},
-                            {"mean_error_percent", g.mean_error_percent},
-                            {"mape_percent", g.mape_percent},
-                            {"max_abs_error_percent", g.max_abs_error_percent},
-                            {"share_of_error_percent", g.share_of_error_percent}});
+          list.push_back({{"key", key},
+                          {"runs", g.runs},
+                          {"mean_error_percent", g.mean_error_percent},
+                          {"mape_percent", g.mape_percent},
+                          {"max_abs_error_percent", g.max_abs_error_percent},
+                          {"share_of_error_percent", g.share_of_error_percent}});
         }
-        file["groups"] = groups;
+        file["groups"] = list;
       }
       if (args.has("decompose")) {
-        auto parts = [](const TimeParts& t) {
+        auto to_json = [](const TimeParts& t) {
           return json{{"per_layer_microbatch_ms", t.per_layer_microbatch_ms},
                       {"per_microbatch_ms", t.per_microbatch_ms},
                       {"per_layer_ms", t.per_layer_ms},
@@ -191,10 +193,10 @@ int run_validate(const Args& args) {
                       {"max_residual_percent", t.max_residual_percent}};
         };
         json list = json::array();
-        for (const TimeDecomposition& d : decompose_times(r))
+        for (const TimeDecomposition& d : parts)
           list.push_back({{"hidden", d.hidden}, {"heads", d.heads}, {"seq_len", d.seq_len}, {"tp", d.tp},
                           {"dp", d.dp}, {"micro_batch", d.micro_batch}, {"runs", d.runs},
-                          {"measured", parts(d.measured)}, {"predicted", parts(d.predicted)}});
+                          {"measured", to_json(d.measured)}, {"predicted", to_json(d.predicted)}});
         file["decomposition"] = list;
       }
       files.push_back(file);
@@ -213,8 +215,8 @@ int run_validate(const Args& args) {
     }
     std::printf("  %zu runs, MAPE %.2f%%, max error %.1f%%\n", r.rows.size(), r.mape_percent,
                 r.max_abs_error_percent);
-    if (!by.empty()) print_groups(group_errors(r, by).value(), by);
-    if (args.has("decompose")) print_decomposition(decompose_times(r));
+    if (!by.empty()) print_groups(groups, by);
+    if (args.has("decompose")) print_decomposition(parts);
   }
   if (args.has("json")) {
     // One file: the documented object; several: an array of them.

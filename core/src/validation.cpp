@@ -251,8 +251,7 @@ Outcome<std::vector<ErrorGroup>> group_errors(const ValidationReport& report, co
     std::vector<int> key;
     for (auto f : fields) key.push_back(row.run.*f);
     ErrorGroup& g = groups[key];
-    g.key = key;
-    ++g.runs;
+    if (g.runs++ == 0) g.key = key;
     const double abs_error = std::abs(row.error_percent);
     g.mean_error_percent += row.error_percent;
     g.mape_percent += abs_error;
