@@ -222,8 +222,9 @@ TEST_CASE("validation: the bundled A100 profile meets its accuracy on the calibr
                       {"/validation/multi_node_calibration.csv", 8.0}};
   for (const Set& s : sets) {
     std::string text;
-    if (!read(shared_dir() + s.file, text)) {
-      MESSAGE("skipped: " << shared_dir() << s.file << " not found (../shared is not beside this clone)");
+    const std::string path = shared_dir() + s.file;
+    if (!read(path, text)) {
+      MESSAGE("skipped: " << path << " not found (../shared is not beside this clone)");
       return;
     }
     auto runs = parse_measurements(text);
