@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <vector>
 
 #include "cli.hpp"
 #include "vtrain/api.hpp"
@@ -74,28 +75,99 @@ void print_errors_json(const std::string& reply) {
 namespace {
 
 const char* kUsage =
-    "usage: vtrain <command> [options]\n"
+    "usage: vtrain <command> [options]      (vtrain <command> --help: this text)\n"
     "\n"
     "commands:\n"
     "  simulate CONFIG [--json] [--profile FILE] [--no-timeline]\n"
     "                         predict one training iteration (CONFIG: a JSON file or an example name)\n"
     "  bench [--json] [--threads N]\n"
     "                         time the simulator and the explorer against their floors\n"
-    "  validate FILE.csv... [--json] [--summary] [--gpu NAME] [--profile FILE]\n"
-    "           [--intra-node-GBps X] [--inter-node-Gbps X] [--gpus-per-node N] [--by COL,...]\n           [--decompose]\n"
+    "  validate FILE.csv... [--json] [--summary] [--by COL,...] [--decompose] [SETUP]\n"
     "                         simulate measured runs and report the error of each\n"
     "                         (--by tp,micro_batch: the error of each group of runs;\n"
     "                          --decompose: per layer, micro-batch and step, measured and predicted)\n"
     "  calibrate [--cv K] [--dry-run] [--shared DIR] [--out-dir DIR] [--max-evals N] [--starts N]\n"
+    "            [--only SET] [--threads N] [SETUP]\n"
     "                         fit the A100 profiles to ../shared's measurements and write them\n"
-    "  optimal REQUEST.json | --preset NAME [--json] [--time]\n"
+    "  optimal REQUEST.json | --preset NAME [--json] [--time] [--threads N]\n"
     "                         the model size a budget really buys, beside the FLOP-only answer\n"
     "  explore CONFIG | --case mt-nlg [--json] [--price USD] [--gpus N] [--objective time|cost|deadline]\n"
     "          [--deadline-days N] [--simulate-unfit] [--threads N] [--top N]\n"
     "                         every valid parallel plan, its time and cost, and the Pareto frontier\n"
     "  presets [--json]       list model presets and example configs\n"
     "  profiles [--json]      list bundled GPU profiles\n"
-    "  help                   this text\n";
+    "  help                   this text\n"
+    "\n"
+    "SETUP, how the measured runs were set up: [--gpu NAME] [--profile FILE] [--gpus-per-node N]\n"
+    "  [--intra-node-GBps X] [--inter-node-Gbps X] [--vocab N] [--attention unfused|flash]\n";
+
+// Options that take no value.
+const char* const kFlags[] = {"json", "no-timeline", "summary", "dry-run", "simulate-unfit", "time", "decompose", "help"};
+
+bool is_flag(const std::string& name) {
+  for (const char* f : kFlags)
+    if (name == f) return true;
+  return false;
+}
+
+struct CommandSpec {
+  const char* name;
+  int max_positional;                  // arguments that are not options (count)
+  std::vector<std::string> options;    // accepted option names, without "--"
+};
+
+const std::vector<std::string> kSetupOptions = {"gpu", "profile", "gpus-per-node", "intra-node-GBps",
+                                                "inter-node-Gbps", "vocab", "attention"};
+
+std::vector<std::string> with_setup(std::vector<std::string> own) {
+  own.insert(own.end(), kSetupOptions.begin(), kSetupOptions.end());
+  return own;
+}
+
+const std::vector<CommandSpec>& command_specs() {
+  static const std::vector<CommandSpec> specs = {
+      {"simulate", 1, {"json", "profile", "no-timeline"}},
+      {"bench", 0, {"json", "threads"}},
+      {"validate", 1000, with_setup({"json", "summary", "by", "decompose"})},
+      {"calibrate", 0, with_setup({"cv", "dry-run", "shared", "out-dir", "max-evals", "starts", "only", "threads"})},
+      {"optimal", 1, {"preset", "json", "time", "threads"}},
+      {"explore", 1,
+       {"case", "json", "price", "gpus", "objective", "deadline-days", "simulate-unfit", "threads", "top"}},
+      {"presets", 0, {"json"}},
+      {"profiles", 0, {"json"}},
+  };
+  return specs;
+}
+
+// Rejects what a command does not take, rather than ignoring it: a mistyped option would
+// otherwise run with a default the user did not ask for.
+bool check_arguments(const CommandSpec& spec, const Args& args) {
+  for (const auto& [name, value] : args.options) {
+    bool known = false;
+    for (const auto& o : spec.options) known = known || o == name;
+    if (!known) {
+      std::string list;
+      for (const auto& o : spec.options) list += (list.empty() ? "--" : ", --") + o;
+      std::fprintf(stderr, "error: --%s: not an option of %s (it takes %s)\n", name.c_str(), spec.name,
+                   list.empty() ? "none" : list.c_str());
+      return false;
+    }
+    if (is_flag(name) && !value.empty()) {
+      std::fprintf(stderr, "error: --%s: takes no value, got \"%s\"\n", name.c_str(), value.c_str());
+      return false;
+    }
+    if (!is_flag(name) && value.empty()) {
+      std::fprintf(stderr, "error: --%s: needs a value\n", name.c_str());
+      return false;
+    }
+  }
+  if (static_cast<int>(args.positional.size()) > spec.max_positional) {
+    std::fprintf(stderr, "error: %s: unexpected argument \"%s\"\n", spec.name,
+                 args.positional[spec.max_positional].c_str());
+    return false;
+  }
+  return true;
+}
 
 Args parse_args(int argc, char** argv, int first) {
   Args a;
@@ -107,9 +179,7 @@ Args parse_args(int argc, char** argv, int first) {
       if (eq != std::string::npos) {
         value = name.substr(eq + 1);
         name = name.substr(0, eq);
-      } else if (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0 &&
-                 name != "json" && name != "no-timeline" && name != "summary" && name != "dry-run" &&
-                 name != "simulate-unfit" && name != "time") {
+      } else if (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0 && !is_flag(name)) {
         value = argv[++i];
       }
       a.options.emplace_back(name, value);
@@ -191,6 +261,12 @@ int main(int argc, char** argv) {
   }
   const std::string cmd = argv[1];
   const Args args = parse_args(argc, argv, 2);
+  if (args.has("help") || (!args.positional.empty() && args.positional[0] == "-h")) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  for (const auto& spec : command_specs())
+    if (cmd == spec.name && !check_arguments(spec, args)) return 2;
   if (cmd == "simulate") return cmd_simulate(args);
   if (cmd == "bench") return run_bench(args);
   if (cmd == "validate") return run_validate(args);

@@ -101,3 +101,27 @@ test('presets and profiles list what is bundled', () => {
   const profiles = JSON.parse(run('profiles', '--json').out);
   assert.deepEqual(profiles.map((x) => x.name).sort(), ['a100-sxm4-40gb', 'a100-sxm4-80gb']);
 });
+
+test('an option a command does not take is an error naming it, not a silent default', () => {
+  const r = run('calibrate', '--bogus', '--dry-run');
+  assert.equal(r.code, 2);
+  assert.match(r.err, /--bogus: not an option of calibrate \(it takes --cv, /);
+  const v = run('validate', 'runs.csv', '--summary=yes');
+  assert.equal(v.code, 2);
+  assert.match(v.err, /--summary: takes no value, got "yes"/);
+  const b = run('validate', 'runs.csv', '--by');
+  assert.equal(b.code, 2);
+  assert.match(b.err, /--by: needs a value/);
+  const s = run('simulate', 'gpt3-175b', 'extra');
+  assert.equal(s.code, 2);
+  assert.match(s.err, /simulate: unexpected argument "extra"/);
+});
+
+test('every command answers --help with the usage, and does nothing else', () => {
+  for (const cmd of ['simulate', 'bench', 'validate', 'calibrate', 'optimal', 'explore', 'presets', 'profiles']) {
+    const r = run(cmd, '--help');
+    assert.equal(r.code, 0, `${cmd}: ${r.err}`);
+    assert.match(r.out, /^usage: vtrain <command>/);
+    assert.doesNotMatch(r.out, /wrote|calibration took/);
+  }
+});
