@@ -163,6 +163,10 @@ int run_validate(const Args& args) {
                   {"dp", m.dp},              {"pp", m.pp},             {"measured_ms", m.measured_ms},
                   {"predicted_ms", row.predicted_ms}, {"error_percent", row.error_percent}};
         if (m.params_billion > 0) j["params_billion"] = m.params_billion;
+        if (m.vocab > 0) j["vocab"] = m.vocab;
+        if (m.virtual_stages > 1) j["virtual_stages"] = m.virtual_stages;
+        if (m.has_recompute) j["recompute"] = to_string(m.recompute);
+        if (m.sequence_parallel) j["sequence_parallel"] = true;
         rows.push_back(j);
       }
       json file = {{"file", path},
@@ -204,13 +208,25 @@ int run_validate(const Args& args) {
     }
     std::printf("%s\n", path.c_str());
     if (!args.has("summary")) {
-      std::printf("  %5s %5s %5s %4s %6s %4s %4s %3s %3s %3s %12s %12s %8s\n", "line", "gpus", "gbs", "mbs",
-                  "hidden", "lyr", "seq", "tp", "dp", "pp", "measured ms", "predicted ms", "error");
+      // Runs with settings of their own (the optional columns) show them in a last column.
+      auto settings = [](const MeasuredRun& m) {
+        std::string s;
+        if (m.has_recompute) s += std::string(" ") + to_string(m.recompute);
+        if (m.sequence_parallel) s += " sp";
+        if (m.virtual_stages > 1) s += " v" + std::to_string(m.virtual_stages);
+        if (m.vocab > 0) s += " vocab " + std::to_string(m.vocab);
+        return s;
+      };
+      bool any_settings = false;
+      for (const auto& row : r.rows) any_settings = any_settings || !settings(row.run).empty();
+      std::printf("  %5s %5s %5s %4s %6s %4s %4s %3s %3s %3s %12s %12s %8s%s\n", "line", "gpus", "gbs", "mbs",
+                  "hidden", "lyr", "seq", "tp", "dp", "pp", "measured ms", "predicted ms", "error",
+                  any_settings ? " setup" : "");
       for (const auto& row : r.rows) {
         const MeasuredRun& m = row.run;
-        std::printf("  %5d %5d %5d %4d %6d %4d %4d %3d %3d %3d %12.1f %12.1f %+7.1f%%\n", m.line, m.num_gpus,
+        std::printf("  %5d %5d %5d %4d %6d %4d %4d %3d %3d %3d %12.1f %12.1f %+7.1f%%%s\n", m.line, m.num_gpus,
                     m.global_batch, m.micro_batch, m.hidden, m.layers, m.seq_len, m.tp, m.dp, m.pp,
-                    m.measured_ms, row.predicted_ms, row.error_percent);
+                    m.measured_ms, row.predicted_ms, row.error_percent, settings(m).c_str());
       }
     }
     std::printf("  %zu runs, MAPE %.2f%%, max error %.1f%%\n", r.rows.size(), r.mape_percent,

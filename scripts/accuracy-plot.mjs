@@ -1,5 +1,5 @@
-// Draws predicted against measured iteration time for the calibration measurements (log-log)
-// and writes docs/accuracy.png. Needs ../shared beside the repository, the native CLI
+// Draws predicted against measured iteration time for the calibration measurements and the
+// published runs in profiles/published (log-log) and writes docs/accuracy.png. Needs ../shared beside the repository, the native CLI
 // (npm test builds it) and Debian's Chromium. Run: npm run accuracy-plot
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -20,12 +20,18 @@ const r = spawnSync(path.join(root, 'build/native/vtrain'), ['validate', ...file
   { encoding: 'utf8', maxBuffer: 1 << 28 });
 if (r.status !== 0) throw new Error(`vtrain validate failed: ${r.stderr}`);
 const sets = JSON.parse(r.stdout);
-const names = ['single node (8 A100s)', 'multi node (64-512 A100s)'];
-const colors = ['#1f77b4', '#d62728'];
+// The published runs were made on a network of 8 x 200 Gbit/s a node (profiles/published/README.md).
+const pub = spawnSync(path.join(root, 'build/native/vtrain'),
+  ['validate', path.join(root, 'profiles/published/megatron-a100.csv'), '--inter-node-Gbps', '1600', '--json'],
+  { encoding: 'utf8', maxBuffer: 1 << 28 });
+if (pub.status !== 0) throw new Error(`vtrain validate failed: ${pub.stderr}`);
+sets.push(JSON.parse(pub.stdout));
+const names = ['single node (8 A100s)', 'multi node (64-512 A100s)', 'published Megatron-LM, 22B-1T (not fitted)'];
+const colors = ['#1f77b4', '#d62728', '#2ca02c'];
 const traces = sets.map((s, i) => ({
   type: 'scatter', mode: 'markers', name: `${names[i]}: ${s.runs} runs, MAPE ${s.mape_percent.toFixed(2)}%`,
   x: s.rows.map((row) => row.measured_ms), y: s.rows.map((row) => row.predicted_ms),
-  marker: { size: 5, color: colors[i], opacity: 0.6 },
+  marker: { size: i === 2 ? 8 : 5, color: colors[i], opacity: i === 2 ? 0.9 : 0.6, symbol: i === 2 ? 'diamond' : 'circle' },
 }));
 const all = sets.flatMap((s) => s.rows.flatMap((row) => [row.measured_ms, row.predicted_ms]));
 const lo = Math.min(...all) / 1.3, hi = Math.max(...all) * 1.3;
@@ -37,7 +43,7 @@ for (const f of [0.9, 1.1]) {
 }
 const layout = {
   width: 760, height: 620, margin: { l: 70, r: 20, t: 50, b: 60 },
-  title: { text: 'vtrain validate: predicted vs measured iteration time (A100, Megatron-DeepSpeed GPT)', font: { size: 14 } },
+  title: { text: 'vtrain validate: predicted vs measured iteration time (A100, GPT)', font: { size: 14 } },
   xaxis: { type: 'log', title: { text: 'measured iteration time (ms)' }, range: [Math.log10(lo), Math.log10(hi)] },
   yaxis: { type: 'log', title: { text: 'predicted iteration time (ms)' }, range: [Math.log10(lo), Math.log10(hi)] },
   legend: { x: 0.02, y: 0.98, bgcolor: 'rgba(255,255,255,0.85)' }, font: { family: 'sans-serif' },

@@ -72,6 +72,60 @@ TEST_CASE("validation: bad measurement files are errors that name line and colum
   CHECK(report.errors().front().pointer == "/line/2/# GPUs");
 }
 
+TEST_CASE("validation: optional columns set a run up otherwise than the validation setup") {
+  const std::string header =
+      "# GPUs,global batch,micro batch,hidden size,attention heads,# layers,sequence length,tensor parallelism,"
+      "data parallelism,pipeline parallelism,virtual pipeline stages,vocabulary,recompute,sequence parallelism,"
+      "iteration time (ms),source\n";
+  auto parsed = parse_measurements(header + "64,64,1,12288,96,96,2048,8,1,8,3,51200,selective,yes,13750,a paper\n" +
+                                   "64,64,1,12288,96,96,2048,8,1,8,1,51200,full,no,18130,a paper\n");
+  REQUIRE(parsed.ok());
+  const MeasuredRun& sel = parsed.value()[0];
+  CHECK(sel.virtual_stages == 3);
+  CHECK(sel.vocab == 51200);
+  CHECK(sel.has_recompute);
+  CHECK(sel.recompute == Recompute::selective);
+  CHECK(sel.sequence_parallel);
+  ValidationSetup setup;
+  const SimConfig c = config_for_run(sel, setup);
+  CHECK(c.plan.virtual_stages == 3);
+  CHECK(c.plan.recompute == Recompute::selective);
+  CHECK(c.plan.sequence_parallel);
+  CHECK(c.model.vocab == 51200);
+  const SimConfig f = config_for_run(parsed.value()[1], setup);
+  CHECK(f.plan.recompute == Recompute::full);
+  CHECK_FALSE(f.plan.sequence_parallel);
+  CHECK(f.plan.virtual_stages == 1);
+
+  // Without the columns the setup decides.
+  auto plain = parse_measurements(std::string(kHeader) + "8,16,2,1024,16,12,1024,2,2,2,100.5\n");
+  REQUIRE(plain.ok());
+  setup.recompute = Recompute::none;
+  const SimConfig d = config_for_run(plain.value()[0], setup);
+  CHECK(d.plan.recompute == Recompute::none);
+  CHECK(d.model.vocab == setup.vocab);
+
+  // Selective recomputation with sequence parallelism is faster than full recomputation.
+  auto report = validate_runs(parsed.value(), ValidationSetup{});
+  REQUIRE(report.ok());
+  CHECK(report.value().rows[0].predicted_ms < report.value().rows[1].predicted_ms);
+
+  // A bad setting names its line and column; an unknown column is an error, not ignored.
+  auto bad = parse_measurements(header + "64,64,1,12288,96,96,2048,8,1,8,0,51200,partial,maybe,13750,x\n");
+  REQUIRE_FALSE(bad.ok());
+  REQUIRE(bad.errors().size() == 3);
+  CHECK(bad.errors()[0].pointer == "/line/2/virtual pipeline stages");
+  CHECK(bad.errors()[1].pointer == "/line/2/recompute");
+  CHECK(bad.errors()[1].message.find("none, selective or full") != std::string::npos);
+  CHECK(bad.errors()[2].pointer == "/line/2/sequence parallelism");
+  auto unknown = parse_measurements("# GPUs,global batch,micro batch,hidden size,attention heads,# layers,"
+                                    "sequence length,tensor parallelism,data parallelism,pipeline parallelism,"
+                                    "iteration time (ms),recomputation\n8,16,2,1024,16,12,1024,2,2,2,100.5,full\n");
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.errors()[0].code == "unknown_column");
+  CHECK(unknown.errors()[0].pointer == "/header/recomputation");
+}
+
 TEST_CASE("validation: runs grouped by columns carry their bias and share of the error") {
   ValidationReport report;
   auto add = [&](int tp, int micro_batch, double error) {

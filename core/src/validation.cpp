@@ -32,6 +32,57 @@ std::vector<std::string> split_line(std::string_view line) {
   return cells;
 }
 
+const char* const kOptionalColumns[] = {"vocabulary", "virtual pipeline stages", "recompute",
+                                        "sequence parallelism", "source"};
+
+// Reads the optional columns of one line into `r`; false (with errors) where a cell is invalid.
+bool read_optional_columns(const std::vector<std::string>& header, const std::vector<std::string>& cells,
+                           int line_no, MeasuredRun& r, Diagnostics& errors) {
+  bool ok = true;
+  for (size_t i = 0; i < header.size(); ++i) {
+    const std::string& name = header[i];
+    if (name != "vocabulary" && name != "virtual pipeline stages" && name != "recompute" &&
+        name != "sequence parallelism")
+      continue;
+    const std::string pointer = "/line/" + std::to_string(line_no) + "/" + name;
+    if (i >= cells.size()) {
+      errors.push_back(make_diagnostic("missing_value", pointer, "the line has too few columns"));
+      ok = false;
+      continue;
+    }
+    const std::string& s = cells[i];
+    if (name == "recompute") {
+      r.has_recompute = true;
+      if (s == "none") r.recompute = Recompute::none;
+      else if (s == "selective") r.recompute = Recompute::selective;
+      else if (s == "full") r.recompute = Recompute::full;
+      else {
+        errors.push_back(make_diagnostic("value", pointer, "must be none, selective or full, got \"" + s + "\""));
+        ok = false;
+      }
+    } else if (name == "sequence parallelism") {
+      if (s == "yes") r.sequence_parallel = true;
+      else if (s == "no") r.sequence_parallel = false;
+      else {
+        errors.push_back(make_diagnostic("value", pointer, "must be yes or no, got \"" + s + "\""));
+        ok = false;
+      }
+    } else {
+      char* stop = nullptr;
+      const long v = std::strtol(s.c_str(), &stop, 10);
+      if (s.empty() || stop != s.c_str() + s.size() || v < 1 || v > 100000000) {
+        errors.push_back(make_diagnostic("value", pointer, "must be a whole number from 1, got \"" + s + "\""));
+        ok = false;
+      } else if (name == "vocabulary") {
+        r.vocab = static_cast<int>(v);
+      } else {
+        r.virtual_stages = static_cast<int>(v);
+      }
+    }
+  }
+  return ok;
+}
+
 }  // namespace
 
 Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view text) {
@@ -73,6 +124,18 @@ Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view text) {
           errors.push_back(make_diagnostic("missing_column", "/header/" + std::string(c.name),
                                            "the header has no column \"" + std::string(c.name) + "\""));
       }
+      for (size_t i = 0; i < header.size(); ++i) {
+        bool known = false;
+        for (const auto& c : cols) known = known || header[i] == c.name;
+        for (const char* o : kOptionalColumns) known = known || header[i] == o;
+        if (!known) {
+          std::string names;
+          for (const char* o : kOptionalColumns) names += std::string(names.empty() ? "" : ", ") + "\"" + o + "\"";
+          errors.push_back(make_diagnostic("unknown_column", "/header/" + header[i],
+                                           "no column named \"" + header[i] + "\" (beside vTrain's, a file may have " +
+                                               names + ")"));
+        }
+      }
       if (!errors.empty()) return errors;
       continue;
     }
@@ -103,6 +166,7 @@ Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view text) {
       }
       values[k] = v;
     }
+    if (!read_optional_columns(header, cells, line_no, r, errors)) ok = false;
     if (!ok) continue;
     r.params_billion = values[0];
     r.num_gpus = static_cast<int>(values[1]);
@@ -133,7 +197,7 @@ SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
   m.heads = run.heads;
   m.kv_heads = run.heads;
   m.seq_len = run.seq_len;
-  m.vocab = setup.vocab;
+  m.vocab = run.vocab > 0 ? run.vocab : setup.vocab;
   m.ffn_hidden = 4 * run.hidden;
   m.mlp = Mlp::gelu;
   m.tied_embeddings = true;
@@ -151,12 +215,12 @@ SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
   p.dp = run.dp;
   p.micro_batch = run.micro_batch;
   p.global_batch = run.global_batch;
-  p.recompute = setup.recompute;
+  p.recompute = run.has_recompute ? run.recompute : setup.recompute;
   p.attention = setup.attention;
   p.precision = setup.precision;
   p.dp_overlap = setup.dp_overlap;
-  p.sequence_parallel = false;
-  p.virtual_stages = 1;
+  p.sequence_parallel = run.sequence_parallel;
+  p.virtual_stages = run.virtual_stages;
   p.zero_stage = 0;
   c.output.timeline = false;
   return c;
@@ -316,12 +380,16 @@ bool fit_parts(const std::vector<std::array<double, 3>>& runs, TimeParts& out) {
 }  // namespace
 
 std::vector<TimeDecomposition> decompose_times(const ValidationReport& report) {
-  using Key = std::array<int, 6>;
+  // Runs set up alike (the optional columns too) share a group.
+  using Key = std::array<int, 10>;
   std::map<Key, std::vector<const ValidationRow*>> groups;
   for (const ValidationRow& row : report.rows) {
     const MeasuredRun& r = row.run;
     if (r.pp != 1 || r.micro_batch <= 0 || r.dp <= 0) continue;
-    groups[{r.hidden, r.heads, r.seq_len, r.tp, r.dp, r.micro_batch}].push_back(&row);
+    const int recompute = r.has_recompute ? static_cast<int>(r.recompute) : -1;
+    groups[{r.hidden, r.heads, r.seq_len, r.tp, r.dp, r.micro_batch, r.vocab, r.virtual_stages, recompute,
+            r.sequence_parallel ? 1 : 0}]
+        .push_back(&row);
   }
   std::vector<TimeDecomposition> out;
   for (const auto& [key, rows] : groups) {

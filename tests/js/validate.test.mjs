@@ -99,3 +99,21 @@ test('the calibration sets validate within the accuracy floors', (t) => {
   assert.ok(multi.mape_percent <= 8, `multi-node MAPE ${multi.mape_percent}`);
   assert.ok(single.mape_percent <= 7, `single-node MAPE ${single.mape_percent}`);
 });
+
+test('published large-scale runs in the repository validate within their floors', () => {
+  // Korthikanti et al. 2022 (arXiv 2205.05198), Table 4: 22B to 1T on 8 to 512 A100s of Selene
+  // (8 x 200 Gbit/s HDR per node), full and selective recomputation.
+  const r = run('validate', path.join(root, 'profiles/published/megatron-a100.csv'), '--inter-node-Gbps', '1600', '--json');
+  assert.equal(r.code, 0, r.err);
+  const j = JSON.parse(r.out);
+  assert.equal(j.runs, 8);
+  assert.ok(j.mape_percent <= 5, `MAPE ${j.mape_percent}`);
+  assert.ok(j.max_abs_error_percent <= 12, `max ${j.max_abs_error_percent}`);
+  const sel = j.rows.filter((row) => row.recompute === 'selective');
+  assert.equal(sel.length, 4);
+  for (const row of sel) {
+    assert.equal(row.sequence_parallel, true);
+    const full = j.rows.find((f) => f.recompute === 'full' && f.hidden === row.hidden);
+    assert.ok(row.predicted_ms < full.predicted_ms, 'selective recomputation is faster than full');
+  }
+});

@@ -24,10 +24,19 @@ struct MeasuredRun {
   int seq_len = 0;              // tokens per sequence
   int tp = 1, dp = 1, pp = 1;   // parallel degrees
   double measured_ms = 0;       // measured iteration time (ms)
+  // Optional columns, for runs set up otherwise than the validation setup says:
+  int vocab = 0;                // "vocabulary" (entries); 0: the setup's
+  int virtual_stages = 1;       // "virtual pipeline stages": model chunks per stage (interleaved 1F1B)
+  bool has_recompute = false;   // the file has a "recompute" column
+  Recompute recompute = Recompute::full;  // "recompute": none, selective or full
+  bool sequence_parallel = false;         // "sequence parallelism": yes or no
 };
 
 // Parses the CSV text (header names as published; a UTF-8 byte-order mark is allowed). Errors name
-// the line and column, e.g. pointer "/line/12/hidden size".
+// the line and column, e.g. pointer "/line/12/hidden size". Besides vTrain's columns a file may
+// have "vocabulary", "virtual pipeline stages", "recompute" (none, selective, full), "sequence
+// parallelism" (yes, no) and "source" (free text without commas, not read); any other column is
+// an error, so that a misspelt setting is not silently left at the setup's value.
 Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view csv_text);
 
 // How the measured runs were set up (Megatron-DeepSpeed GPT runs, as their configurations state).
