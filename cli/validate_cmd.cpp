@@ -143,6 +143,10 @@ int run_validate(const Args& args) {
         std::fprintf(stderr, "error: %s: %s [%s]\n", path.c_str(), d.message.c_str(), d.code.c_str());
       return 1;
     }
+    const std::vector<std::string> unread = unread_columns(text);
+    for (const auto& c : unread)
+      std::fprintf(stderr, "warning: %s: column \"%s\" is not read (a setting is one of \"vocabulary\", "
+                   "\"virtual pipeline stages\", \"recompute\", \"sequence parallelism\")\n", path.c_str(), c.c_str());
     auto report = validate_runs(runs.value(), setup, has_custom ? &custom : nullptr);
     if (!report.ok()) {
       for (const auto& d : report.errors())
@@ -174,6 +178,7 @@ int run_validate(const Args& args) {
                    {"mape_percent", r.mape_percent},
                    {"max_abs_error_percent", r.max_abs_error_percent},
                    {"rows", rows}};
+      if (!unread.empty()) file["unread_columns"] = unread;
       if (!by.empty()) {
         json list = json::array();
         for (const ErrorGroup& g : groups) {

@@ -110,7 +110,7 @@ TEST_CASE("validation: optional columns set a run up otherwise than the validati
   REQUIRE(report.ok());
   CHECK(report.value().rows[0].predicted_ms < report.value().rows[1].predicted_ms);
 
-  // A bad setting names its line and column; an unknown column is an error, not ignored.
+  // A bad setting names its line and column.
   auto bad = parse_measurements(header + "64,64,1,12288,96,96,2048,8,1,8,0,51200,partial,maybe,13750,x\n");
   REQUIRE_FALSE(bad.ok());
   REQUIRE(bad.errors().size() == 3);
@@ -118,12 +118,15 @@ TEST_CASE("validation: optional columns set a run up otherwise than the validati
   CHECK(bad.errors()[1].pointer == "/line/2/recompute");
   CHECK(bad.errors()[1].message.find("none, selective or full") != std::string::npos);
   CHECK(bad.errors()[2].pointer == "/line/2/sequence parallelism");
-  auto unknown = parse_measurements("# GPUs,global batch,micro batch,hidden size,attention heads,# layers,"
-                                    "sequence length,tensor parallelism,data parallelism,pipeline parallelism,"
-                                    "iteration time (ms),recomputation\n8,16,2,1024,16,12,1024,2,2,2,100.5,full\n");
-  REQUIRE_FALSE(unknown.ok());
-  CHECK(unknown.errors()[0].code == "unknown_column");
-  CHECK(unknown.errors()[0].pointer == "/header/recomputation");
+  // A column it does not know is not read, and unread_columns() names it so it can be reported.
+  const std::string misspelt = "\xEF\xBB\xBF# GPUs,global batch,micro batch,hidden size,attention heads,# layers,"
+                               "sequence length,tensor parallelism,data parallelism,pipeline parallelism,"
+                               "iteration time (ms),recomputation,source\n8,16,2,1024,16,12,1024,2,2,2,100.5,full,x\n";
+  auto unknown = parse_measurements(misspelt);
+  REQUIRE(unknown.ok());
+  CHECK_FALSE(unknown.value()[0].has_recompute);
+  CHECK(unread_columns(misspelt) == std::vector<std::string>{"recomputation"});
+  CHECK(unread_columns(header).empty());
 }
 
 TEST_CASE("validation: runs grouped by columns carry their bias and share of the error") {

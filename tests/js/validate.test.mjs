@@ -117,3 +117,11 @@ test('published large-scale runs in the repository validate within their floors'
     assert.ok(row.predicted_ms < full.predicted_ms, 'selective recomputation is faster than full');
   }
 });
+
+test('a column validate does not read is named in a warning and in --json', () => {
+  const file = csv(header.replace('\n', ',recomputation\n') + '8,16,2,1024,16,12,1024,2,2,2,150,full\n');
+  const r = run('validate', file, '--json');
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.err, /warning: .*column "recomputation" is not read/);
+  assert.deepEqual(JSON.parse(r.out).unread_columns, ['recomputation']);
+});
