@@ -146,7 +146,8 @@ int run_validate(const Args& args) {
     const std::vector<std::string> unread = unread_columns(text);
     for (const auto& c : unread)
       std::fprintf(stderr, "warning: %s: column \"%s\" is not read (a setting is one of \"vocabulary\", "
-                   "\"virtual pipeline stages\", \"recompute\", \"sequence parallelism\")\n", path.c_str(), c.c_str());
+                   "\"virtual pipeline stages\", \"recompute\", \"sequence parallelism\", "
+                   "\"inter-node bandwidth (Gbit/s)\")\n", path.c_str(), c.c_str());
     auto report = validate_runs(runs.value(), setup, has_custom ? &custom : nullptr);
     if (!report.ok()) {
       for (const auto& d : report.errors())
@@ -171,6 +172,7 @@ int run_validate(const Args& args) {
         if (m.virtual_stages > 1) j["virtual_stages"] = m.virtual_stages;
         if (m.has_recompute) j["recompute"] = to_string(m.recompute);
         if (m.sequence_parallel) j["sequence_parallel"] = true;
+        if (m.inter_node_Gbps > 0) j["inter_node_Gbps"] = m.inter_node_Gbps;
         rows.push_back(j);
       }
       json file = {{"file", path},
@@ -220,6 +222,11 @@ int run_validate(const Args& args) {
         if (m.sequence_parallel) s += " sp";
         if (m.virtual_stages > 1) s += " v" + std::to_string(m.virtual_stages);
         if (m.vocab > 0) s += " vocab " + std::to_string(m.vocab);
+        if (m.inter_node_Gbps > 0) {
+          char net[48];
+          std::snprintf(net, sizeof net, " net %g Gbit/s", m.inter_node_Gbps);
+          s += net;
+        }
         return s;
       };
       bool any_settings = false;

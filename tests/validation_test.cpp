@@ -76,9 +76,9 @@ TEST_CASE("validation: optional columns set a run up otherwise than the validati
   const std::string header =
       "# GPUs,global batch,micro batch,hidden size,attention heads,# layers,sequence length,tensor parallelism,"
       "data parallelism,pipeline parallelism,virtual pipeline stages,vocabulary,recompute,sequence parallelism,"
-      "iteration time (ms),source\n";
-  auto parsed = parse_measurements(header + "64,64,1,12288,96,96,2048,8,1,8,3,51200,selective,yes,13750,a paper\n" +
-                                   "64,64,1,12288,96,96,2048,8,1,8,1,51200,full,no,18130,a paper\n");
+      "inter-node bandwidth (Gbit/s),iteration time (ms),source\n";
+  auto parsed = parse_measurements(header + "64,64,1,12288,96,96,2048,8,1,8,3,51200,selective,yes,1600,13750,a paper\n" +
+                                   "64,64,1,12288,96,96,2048,8,1,8,1,51200,full,no,1600,18130,a paper\n");
   REQUIRE(parsed.ok());
   const MeasuredRun& sel = parsed.value()[0];
   CHECK(sel.virtual_stages == 3);
@@ -92,6 +92,7 @@ TEST_CASE("validation: optional columns set a run up otherwise than the validati
   CHECK(c.plan.recompute == Recompute::selective);
   CHECK(c.plan.sequence_parallel);
   CHECK(c.model.vocab == 51200);
+  CHECK(c.cluster.inter_node_Gbps == 1600);
   const SimConfig f = config_for_run(parsed.value()[1], setup);
   CHECK(f.plan.recompute == Recompute::full);
   CHECK_FALSE(f.plan.sequence_parallel);
@@ -104,6 +105,7 @@ TEST_CASE("validation: optional columns set a run up otherwise than the validati
   const SimConfig d = config_for_run(plain.value()[0], setup);
   CHECK(d.plan.recompute == Recompute::none);
   CHECK(d.model.vocab == setup.vocab);
+  CHECK(d.cluster.inter_node_Gbps == setup.inter_node_Gbps);
 
   // Selective recomputation with sequence parallelism is faster than full recomputation.
   auto report = validate_runs(parsed.value(), ValidationSetup{});
@@ -111,13 +113,14 @@ TEST_CASE("validation: optional columns set a run up otherwise than the validati
   CHECK(report.value().rows[0].predicted_ms < report.value().rows[1].predicted_ms);
 
   // A bad setting names its line and column.
-  auto bad = parse_measurements(header + "64,64,1,12288,96,96,2048,8,1,8,0,51200,partial,maybe,13750,x\n");
+  auto bad = parse_measurements(header + "64,64,1,12288,96,96,2048,8,1,8,0,51200,partial,maybe,fast,13750,x\n");
   REQUIRE_FALSE(bad.ok());
-  REQUIRE(bad.errors().size() == 3);
+  REQUIRE(bad.errors().size() == 4);
   CHECK(bad.errors()[0].pointer == "/line/2/virtual pipeline stages");
   CHECK(bad.errors()[1].pointer == "/line/2/recompute");
   CHECK(bad.errors()[1].message.find("none, selective or full") != std::string::npos);
   CHECK(bad.errors()[2].pointer == "/line/2/sequence parallelism");
+  CHECK(bad.errors()[3].pointer == "/line/2/inter-node bandwidth (Gbit/s)");
   // A column it does not know is not read, and unread_columns() names it so it can be reported.
   const std::string misspelt = "\xEF\xBB\xBF# GPUs,global batch,micro batch,hidden size,attention heads,# layers,"
                                "sequence length,tensor parallelism,data parallelism,pipeline parallelism,"

@@ -37,7 +37,7 @@ const char* const kColumns[] = {"Parameters (billion)", "# GPUs", "global batch"
                                 "data parallelism", "pipeline parallelism", "iteration time (ms)",
                                 // optional settings of a run, and a note column that is carried along
                                 "vocabulary", "virtual pipeline stages", "recompute", "sequence parallelism",
-                                "source"};
+                                "inter-node bandwidth (Gbit/s)", "source"};
 
 // Reads the optional columns of one line into `r`; false (with errors) where a cell is invalid.
 bool read_optional_columns(const std::vector<std::string>& header, const std::vector<std::string>& cells,
@@ -46,7 +46,7 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
   for (size_t i = 0; i < header.size(); ++i) {
     const std::string& name = header[i];
     if (name != "vocabulary" && name != "virtual pipeline stages" && name != "recompute" &&
-        name != "sequence parallelism")
+        name != "sequence parallelism" && name != "inter-node bandwidth (Gbit/s)")
       continue;
     const std::string pointer = "/line/" + std::to_string(line_no) + "/" + name;
     if (i >= cells.size()) {
@@ -70,6 +70,15 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
       else {
         errors.push_back(make_diagnostic("value", pointer, "must be yes or no, got \"" + s + "\""));
         ok = false;
+      }
+    } else if (name == "inter-node bandwidth (Gbit/s)") {
+      char* stop = nullptr;
+      const double v = std::strtod(s.c_str(), &stop);
+      if (s.empty() || stop != s.c_str() + s.size() || !std::isfinite(v) || v <= 0) {
+        errors.push_back(make_diagnostic("value", pointer, "must be a positive number, got \"" + s + "\""));
+        ok = false;
+      } else {
+        r.inter_node_Gbps = v;
       }
     } else {
       char* stop = nullptr;
@@ -222,7 +231,7 @@ SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
   c.cluster.num_gpus = run.tp * run.pp * run.dp;
   c.cluster.gpus_per_node = setup.gpus_per_node;
   c.cluster.intra_node_GBps = setup.intra_node_GBps;
-  c.cluster.inter_node_Gbps = setup.inter_node_Gbps;
+  c.cluster.inter_node_Gbps = run.inter_node_Gbps > 0 ? run.inter_node_Gbps : setup.inter_node_Gbps;
   PlanConfig& p = c.plan;
   p.tp = run.tp;
   p.pp = run.pp;
@@ -395,14 +404,14 @@ bool fit_parts(const std::vector<std::array<double, 3>>& runs, TimeParts& out) {
 
 std::vector<TimeDecomposition> decompose_times(const ValidationReport& report) {
   // Runs set up alike (the optional columns too) share a group.
-  using Key = std::array<int, 10>;
+  using Key = std::array<int, 11>;
   std::map<Key, std::vector<const ValidationRow*>> groups;
   for (const ValidationRow& row : report.rows) {
     const MeasuredRun& r = row.run;
     if (r.pp != 1 || r.micro_batch <= 0 || r.dp <= 0) continue;
     const int recompute = r.has_recompute ? static_cast<int>(r.recompute) : -1;
     groups[{r.hidden, r.heads, r.seq_len, r.tp, r.dp, r.micro_batch, r.vocab, r.virtual_stages, recompute,
-            r.sequence_parallel ? 1 : 0}]
+            r.sequence_parallel ? 1 : 0, static_cast<int>(r.inter_node_Gbps)}]
         .push_back(&row);
   }
   std::vector<TimeDecomposition> out;

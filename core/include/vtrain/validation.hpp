@@ -30,12 +30,14 @@ struct MeasuredRun {
   bool has_recompute = false;   // the file has a "recompute" column
   Recompute recompute = Recompute::full;  // "recompute": none, selective or full
   bool sequence_parallel = false;         // "sequence parallelism": yes or no
+  double inter_node_Gbps = 0;   // "inter-node bandwidth (Gbit/s)" of a node's network; 0: the setup's
 };
 
 // Parses the CSV text (header names as published; a UTF-8 byte-order mark is allowed). Errors name
 // the line and column, e.g. pointer "/line/12/hidden size". Besides vTrain's columns a file may
 // have "vocabulary", "virtual pipeline stages", "recompute" (none, selective, full), "sequence
-// parallelism" (yes, no) and "source" (free text without commas, not read). Other columns are
+// parallelism" (yes, no), "inter-node bandwidth (Gbit/s)" and "source" (free text without commas,
+// not read). Other columns are
 // not read either: unread_columns() names them, so that a misspelt setting can be reported.
 Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view csv_text);
 
