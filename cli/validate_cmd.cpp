@@ -144,10 +144,13 @@ int run_validate(const Args& args) {
       return 1;
     }
     const std::vector<std::string> unread = unread_columns(text);
-    for (const auto& c : unread)
-      std::fprintf(stderr, "warning: %s: column \"%s\" is not read (a setting is one of \"vocabulary\", "
-                   "\"virtual pipeline stages\", \"recompute\", \"sequence parallelism\", "
-                   "\"inter-node bandwidth (Gbit/s)\")\n", path.c_str(), c.c_str());
+    if (!unread.empty()) {
+      std::string settings;
+      for (const auto& c : measurement_setting_columns()) settings += (settings.empty() ? "\"" : ", \"") + c + "\"";
+      for (const auto& c : unread)
+        std::fprintf(stderr, "warning: %s: column \"%s\" is not read (a setting is one of %s)\n", path.c_str(),
+                     c.c_str(), settings.c_str());
+    }
     auto report = validate_runs(runs.value(), setup, has_custom ? &custom : nullptr);
     if (!report.ok()) {
       for (const auto& d : report.errors())

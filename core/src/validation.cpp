@@ -32,12 +32,25 @@ std::vector<std::string> split_line(std::string_view line) {
   return cells;
 }
 
-const char* const kColumns[] = {"Parameters (billion)", "# GPUs", "global batch", "micro batch", "hidden size",
-                                "attention heads", "# layers", "sequence length", "tensor parallelism",
-                                "data parallelism", "pipeline parallelism", "iteration time (ms)",
-                                // optional settings of a run, and a note column that is carried along
-                                "vocabulary", "virtual pipeline stages", "recompute", "sequence parallelism",
-                                "inter-node bandwidth (Gbit/s)", "source"};
+// vTrain's columns, in the order the numbers are read; the first is the multi-node file's.
+const char* const kRunColumns[] = {"Parameters (billion)", "# GPUs", "global batch", "micro batch", "hidden size",
+                                   "attention heads", "# layers", "sequence length", "tensor parallelism",
+                                   "data parallelism", "pipeline parallelism", "iteration time (ms)"};
+// A note column that is carried along unread.
+const char* const kNoteColumn = "source";
+
+bool is_setting_column(const std::string& name) {
+  for (const auto& c : measurement_setting_columns())
+    if (name == c) return true;
+  return false;
+}
+
+std::string_view without_bom(std::string_view text) {
+  if (text.size() >= 3 && static_cast<unsigned char>(text[0]) == 0xEF &&
+      static_cast<unsigned char>(text[1]) == 0xBB && static_cast<unsigned char>(text[2]) == 0xBF)
+    text.remove_prefix(3);
+  return text;
+}
 
 // Reads the optional columns of one line into `r`; false (with errors) where a cell is invalid.
 bool read_optional_columns(const std::vector<std::string>& header, const std::vector<std::string>& cells,
@@ -45,9 +58,7 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
   bool ok = true;
   for (size_t i = 0; i < header.size(); ++i) {
     const std::string& name = header[i];
-    if (name != "vocabulary" && name != "virtual pipeline stages" && name != "recompute" &&
-        name != "sequence parallelism" && name != "inter-node bandwidth (Gbit/s)")
-      continue;
+    if (!is_setting_column(name)) continue;
     const std::string pointer = "/line/" + std::to_string(line_no) + "/" + name;
     if (i >= cells.size()) {
       errors.push_back(make_diagnostic("missing_value", pointer, "the line has too few columns"));
@@ -98,10 +109,14 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
 
 }  // namespace
 
+const std::vector<std::string>& measurement_setting_columns() {
+  static const std::vector<std::string> names = {"vocabulary", "virtual pipeline stages", "recompute",
+                                                 "sequence parallelism", "inter-node bandwidth (Gbit/s)"};
+  return names;
+}
+
 Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view text) {
-  if (text.size() >= 3 && static_cast<unsigned char>(text[0]) == 0xEF &&
-      static_cast<unsigned char>(text[1]) == 0xBB && static_cast<unsigned char>(text[2]) == 0xBF)
-    text.remove_prefix(3);
+  text = without_bom(text);
   Diagnostics errors;
   std::vector<MeasuredRun> runs;
   std::vector<std::string> header;
@@ -112,11 +127,8 @@ Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view text) {
     bool required;
     int index = -1;
   };
-  Column cols[] = {{"Parameters (billion)", false}, {"# GPUs", true},         {"global batch", true},
-                   {"micro batch", true},           {"hidden size", true},    {"attention heads", true},
-                   {"# layers", true},              {"sequence length", true}, {"tensor parallelism", true},
-                   {"data parallelism", true},      {"pipeline parallelism", true},
-                   {"iteration time (ms)", true}};
+  Column cols[12];
+  for (int k = 0; k < 12; ++k) cols[k] = {kRunColumns[k], k > 0};
   while (pos <= text.size()) {
     size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
@@ -190,9 +202,7 @@ Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view text) {
 }
 
 std::vector<std::string> unread_columns(std::string_view text) {
-  if (text.size() >= 3 && static_cast<unsigned char>(text[0]) == 0xEF &&
-      static_cast<unsigned char>(text[1]) == 0xBB && static_cast<unsigned char>(text[2]) == 0xBF)
-    text.remove_prefix(3);
+  text = without_bom(text);
   std::vector<std::string> out;
   size_t pos = 0;
   while (pos < text.size()) {
@@ -202,8 +212,8 @@ std::vector<std::string> unread_columns(std::string_view text) {
     pos = end + 1;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     for (const std::string& cell : split_line(line)) {
-      bool known = false;
-      for (const char* c : kColumns) known = known || cell == c;
+      bool known = cell == kNoteColumn || is_setting_column(cell);
+      for (const char* c : kRunColumns) known = known || cell == c;
       if (!known) out.push_back(cell);
     }
     break;

@@ -35,11 +35,13 @@ struct MeasuredRun {
 
 // Parses the CSV text (header names as published; a UTF-8 byte-order mark is allowed). Errors name
 // the line and column, e.g. pointer "/line/12/hidden size". Besides vTrain's columns a file may
-// have "vocabulary", "virtual pipeline stages", "recompute" (none, selective, full), "sequence
-// parallelism" (yes, no), "inter-node bandwidth (Gbit/s)" and "source" (free text without commas,
-// not read). Other columns are
-// not read either: unread_columns() names them, so that a misspelt setting can be reported.
+// have the setting columns below and "source" (free text without commas, not read). Other columns
+// are not read either: unread_columns() names them, so that a misspelt setting can be reported.
 Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view csv_text);
+
+// The optional columns that set a run up: "vocabulary", "virtual pipeline stages", "recompute"
+// (none, selective, full), "sequence parallelism" (yes, no), "inter-node bandwidth (Gbit/s)".
+const std::vector<std::string>& measurement_setting_columns();
 
 // Header cells that parse_measurements does not know (neither vTrain's columns nor the optional ones).
 std::vector<std::string> unread_columns(std::string_view csv_text);
