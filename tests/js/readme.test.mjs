@@ -37,3 +37,22 @@ test('the README accuracy table states what vtrain validate prints', (t) => {
     assert.equal(cells[4], `${j.max_abs_error_percent.toFixed(1)}%`);
   }
 });
+
+test('the README accuracy table states the published runs and the profile\'s cross-validation', () => {
+  const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+  const row = readme.split('\n').find((l) => l.startsWith('| published Megatron-LM runs'));
+  assert.ok(row, 'README table row for the published runs');
+  const cells = row.split('|').map((c) => c.trim());
+  const j = JSON.parse(commandOutput(`validate ${path.join(root, 'profiles/published/megatron-a100.csv')} --json`));
+  assert.equal(cells[2], String(j.runs));
+  assert.equal(cells[3], `${j.mape_percent.toFixed(2)}%`);
+  assert.equal(cells[4], `${j.max_abs_error_percent.toFixed(1)}%`);
+  // The cross-validation column is what `vtrain calibrate --cv 5` recorded in the bundled profile.
+  const cv = JSON.parse(readFileSync(path.join(root, 'profiles/a100-sxm4-80gb.json'), 'utf8'))
+    .provenance.calibration.cross_validation.held_out;
+  for (const [label, set] of [['| single node', 'single-node'], ['| multi node', 'multi-node']]) {
+    const line = readme.split('\n').find((l) => l.startsWith(label));
+    const held = cv.find((e) => e.set === set);
+    assert.equal(line.split('|').map((c) => c.trim())[5], `${held.mape_percent.toFixed(2)}%`);
+  }
+});
