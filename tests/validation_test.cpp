@@ -76,9 +76,9 @@ TEST_CASE("validation: optional columns set a run up otherwise than the validati
   const std::string header =
       "# GPUs,global batch,micro batch,hidden size,attention heads,# layers,sequence length,tensor parallelism,"
       "data parallelism,pipeline parallelism,virtual pipeline stages,vocabulary,recompute,sequence parallelism,"
-      "inter-node bandwidth (Gbit/s),iteration time (ms),source\n";
-  auto parsed = parse_measurements(header + "64,64,1,12288,96,96,2048,8,1,8,3,51200,selective,yes,1600,13750,a paper\n" +
-                                   "64,64,1,12288,96,96,2048,8,1,8,1,51200,full,no,1600,18130,a paper\n");
+      "inter-node bandwidth (Gbit/s),async tensor-parallel backward,iteration time (ms),source\n";
+  auto parsed = parse_measurements(header + "64,64,1,12288,96,96,2048,8,1,8,3,51200,selective,yes,1600,yes,13750,a paper\n" +
+                                   "64,64,1,12288,96,96,2048,8,1,8,1,51200,full,no,1600,no,18130,a paper\n");
   REQUIRE(parsed.ok());
   const MeasuredRun& sel = parsed.value()[0];
   CHECK(sel.virtual_stages == 3);
@@ -93,10 +93,12 @@ TEST_CASE("validation: optional columns set a run up otherwise than the validati
   CHECK(c.plan.sequence_parallel);
   CHECK(c.model.vocab == 51200);
   CHECK(c.cluster.inter_node_Gbps == 1600);
+  CHECK(c.plan.tp_async_backward);
   const SimConfig f = config_for_run(parsed.value()[1], setup);
   CHECK(f.plan.recompute == Recompute::full);
   CHECK_FALSE(f.plan.sequence_parallel);
   CHECK(f.plan.virtual_stages == 1);
+  CHECK_FALSE(f.plan.tp_async_backward);
 
   // Without the columns the setup decides.
   auto plain = parse_measurements(std::string(kHeader) + "8,16,2,1024,16,12,1024,2,2,2,100.5\n");
@@ -106,6 +108,7 @@ TEST_CASE("validation: optional columns set a run up otherwise than the validati
   CHECK(d.plan.recompute == Recompute::none);
   CHECK(d.model.vocab == setup.vocab);
   CHECK(d.cluster.inter_node_Gbps == setup.inter_node_Gbps);
+  CHECK(d.plan.tp_async_backward == setup.tp_async_backward);
 
   // Selective recomputation with sequence parallelism is faster than full recomputation.
   auto report = validate_runs(parsed.value(), ValidationSetup{});
@@ -113,14 +116,15 @@ TEST_CASE("validation: optional columns set a run up otherwise than the validati
   CHECK(report.value().rows[0].predicted_ms < report.value().rows[1].predicted_ms);
 
   // A bad setting names its line and column.
-  auto bad = parse_measurements(header + "64,64,1,12288,96,96,2048,8,1,8,0,51200,partial,maybe,fast,13750,x\n");
+  auto bad = parse_measurements(header + "64,64,1,12288,96,96,2048,8,1,8,0,51200,partial,maybe,fast,sometimes,13750,x\n");
   REQUIRE_FALSE(bad.ok());
-  REQUIRE(bad.errors().size() == 4);
+  REQUIRE(bad.errors().size() == 5);
   CHECK(bad.errors()[0].pointer == "/line/2/virtual pipeline stages");
   CHECK(bad.errors()[1].pointer == "/line/2/recompute");
   CHECK(bad.errors()[1].message.find("none, selective or full") != std::string::npos);
   CHECK(bad.errors()[2].pointer == "/line/2/sequence parallelism");
   CHECK(bad.errors()[3].pointer == "/line/2/inter-node bandwidth (Gbit/s)");
+  CHECK(bad.errors()[4].pointer == "/line/2/async tensor-parallel backward");
   // A column it does not know is not read, and unread_columns() names it so it can be reported.
   const std::string misspelt = "\xEF\xBB\xBF# GPUs,global batch,micro batch,hidden size,attention heads,# layers,"
                                "sequence length,tensor parallelism,data parallelism,pipeline parallelism,"

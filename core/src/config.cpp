@@ -177,6 +177,7 @@ void parse_plan(const json* j, PlanConfig& p, Diagnostics& errors) {
               {{"tp-dp-pp", Placement::tp_dp_pp}, {"tp-pp-dp", Placement::tp_pp_dp}});
   r.read("p2p_overlap", p.p2p_overlap);
   r.read("grad_accumulation_fusion", p.grad_accumulation_fusion);
+  r.read("tp_async_backward", p.tp_async_backward);
   r.finish();
 }
 
@@ -350,7 +351,8 @@ json to_json(const SimConfig& c) {
         {"precision", to_string(p.precision)},
         {"placement", to_string(p.placement)},
         {"p2p_overlap", p.p2p_overlap},
-        {"grad_accumulation_fusion", p.grad_accumulation_fusion}}},
+        {"grad_accumulation_fusion", p.grad_accumulation_fusion},
+        {"tp_async_backward", p.tp_async_backward}}},
       {"training", {{"tokens", c.training.tokens}}},
       {"output", {{"timeline", c.output.timeline}}}};
   // Bandwidths not yet resolved against a profile stay implicit (the profile's).

@@ -25,6 +25,9 @@ struct Kernel {
   CollectiveKind collective = CollectiveKind::all_reduce;
   double comm_bytes = 0;    // collective buffer size (B)
   double time_s = 0;        // filled by time_kernels()
+  // A collective issued asynchronously: it runs beside the kernels from this index of its list up
+  // to itself, and only what outlasts them takes GPU time of its own (-1: not asynchronous).
+  int beside_from = -1;
 };
 
 // Kernels of one micro-batch through one layer / the embedding / the head, for one TP rank.

@@ -75,12 +75,14 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
         errors.push_back(make_diagnostic("value", pointer, "must be none, selective or full, got \"" + s + "\""));
         ok = false;
       }
-    } else if (name == "sequence parallelism") {
-      if (s == "yes") r.sequence_parallel = true;
-      else if (s == "no") r.sequence_parallel = false;
-      else {
+    } else if (name == "sequence parallelism" || name == "async tensor-parallel backward") {
+      if (s != "yes" && s != "no") {
         errors.push_back(make_diagnostic("value", pointer, "must be yes or no, got \"" + s + "\""));
         ok = false;
+      } else if (name == "sequence parallelism") {
+        r.sequence_parallel = s == "yes";
+      } else {
+        r.tp_async_backward = s == "yes" ? 1 : 0;
       }
     } else if (name == "inter-node bandwidth (Gbit/s)") {
       char* stop = nullptr;
@@ -111,7 +113,8 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
 
 const std::vector<std::string>& measurement_setting_columns() {
   static const std::vector<std::string> names = {"vocabulary", "virtual pipeline stages", "recompute",
-                                                 "sequence parallelism", "inter-node bandwidth (Gbit/s)"};
+                                                 "sequence parallelism", "inter-node bandwidth (Gbit/s)",
+                                                 "async tensor-parallel backward"};
   return names;
 }
 
@@ -254,6 +257,7 @@ SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
   p.dp_overlap = setup.dp_overlap;
   p.sequence_parallel = run.sequence_parallel;
   p.virtual_stages = run.virtual_stages;
+  p.tp_async_backward = run.tp_async_backward >= 0 ? run.tp_async_backward == 1 : setup.tp_async_backward;
   p.zero_stage = 0;
   c.output.timeline = false;
   return c;
@@ -414,14 +418,14 @@ bool fit_parts(const std::vector<std::array<double, 3>>& runs, TimeParts& out) {
 
 std::vector<TimeDecomposition> decompose_times(const ValidationReport& report) {
   // Runs set up alike (the optional columns too) share a group.
-  using Key = std::array<int, 11>;
+  using Key = std::array<int, 12>;
   std::map<Key, std::vector<const ValidationRow*>> groups;
   for (const ValidationRow& row : report.rows) {
     const MeasuredRun& r = row.run;
     if (r.pp != 1 || r.micro_batch <= 0 || r.dp <= 0) continue;
     const int recompute = r.has_recompute ? static_cast<int>(r.recompute) : -1;
     groups[{r.hidden, r.heads, r.seq_len, r.tp, r.dp, r.micro_batch, r.vocab, r.virtual_stages, recompute,
-            r.sequence_parallel ? 1 : 0, static_cast<int>(r.inter_node_Gbps)}]
+            r.sequence_parallel ? 1 : 0, static_cast<int>(r.inter_node_Gbps), r.tp_async_backward}]
         .push_back(&row);
   }
   std::vector<TimeDecomposition> out;

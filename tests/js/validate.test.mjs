@@ -114,6 +114,7 @@ test('published large-scale runs in the repository validate within their floors'
   for (const row of sel) {
     assert.equal(row.sequence_parallel, true);
     assert.equal(row.inter_node_Gbps, 1600);
+    assert.equal(row.tp_async_backward, true);
     const full = j.rows.find((f) => f.recompute === 'full' && f.hidden === row.hidden);
     assert.ok(row.predicted_ms < full.predicted_ms, 'selective recomputation is faster than full');
   }

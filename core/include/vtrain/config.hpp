@@ -63,6 +63,8 @@ struct PlanConfig {
   Placement placement = Placement::tp_dp_pp;  // rank order, innermost first
   bool p2p_overlap = false;            // pipeline sends run beside compute instead of blocking it
   bool grad_accumulation_fusion = true;  // weight-gradient GEMMs accumulate into the gradient buffer
+  bool tp_async_backward = true;       // the backward all-reduce (or reduce-scatter) of a column-parallel
+                                       // layer's input gradient runs beside its weight-gradient GEMM
   bool operator==(const PlanConfig&) const = default;
 };
 

@@ -31,6 +31,7 @@ struct MeasuredRun {
   Recompute recompute = Recompute::full;  // "recompute": none, selective or full
   bool sequence_parallel = false;         // "sequence parallelism": yes or no
   double inter_node_Gbps = 0;   // "inter-node bandwidth (Gbit/s)" of a node's network; 0: the setup's
+  int tp_async_backward = -1;   // "async tensor-parallel backward": 1 yes, 0 no, -1 the setup's
 };
 
 // Parses the CSV text (header names as published; a UTF-8 byte-order mark is allowed). Errors name
@@ -40,7 +41,9 @@ struct MeasuredRun {
 Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view csv_text);
 
 // The optional columns that set a run up: "vocabulary", "virtual pipeline stages", "recompute"
-// (none, selective, full), "sequence parallelism" (yes, no), "inter-node bandwidth (Gbit/s)".
+// (none, selective, full), "sequence parallelism" (yes, no), "inter-node bandwidth (Gbit/s)",
+// "async tensor-parallel backward" (yes, no: Megatron-LM's input-gradient collective beside the
+// weight-gradient GEMM).
 const std::vector<std::string>& measurement_setting_columns();
 
 // Header cells that parse_measurements does not know (neither vTrain's columns nor the optional ones).
@@ -57,6 +60,7 @@ struct ValidationSetup {
   Attention attention = Attention::unfused;
   Precision precision = Precision::fp16;
   bool dp_overlap = false;             // no gradient bucketing: reduction after the backward pass
+  bool tp_async_backward = false;      // the Megatron-DeepSpeed of those runs has no asynchronous TP backward
 };
 
 SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup);
