@@ -81,14 +81,22 @@ void print_groups(const std::vector<ErrorGroup>& groups, const std::vector<std::
   for (const auto& b : by) names += (names.empty() ? "" : ", ") + b;
   std::printf("  by %s: %zu groups, largest share of the error first\n   ", names.c_str(), groups.size());
   for (const auto& b : by) std::printf(" %*s", static_cast<int>(std::max<size_t>(b.size(), 5)), b.c_str());
-  std::printf(" %5s %11s %7s %7s %6s\n", "runs", "mean error", "MAPE", "max", "share");
+  std::printf(" %5s %11s %7s %7s %6s %8s\n", "runs", "mean error", "MAPE", "max", "share", "scatter");
+  double scatter = 0;
+  int runs = 0;
   for (const ErrorGroup& g : groups) {
     std::printf("   ");
     for (size_t i = 0; i < by.size(); ++i)
       std::printf(" %*d", static_cast<int>(std::max<size_t>(by[i].size(), 5)), g.key[i]);
-    std::printf(" %5d %+10.1f%% %6.1f%% %6.1f%% %5.1f%%\n", g.runs, g.mean_error_percent, g.mape_percent,
-                g.max_abs_error_percent, g.share_of_error_percent);
+    std::printf(" %5d %+10.1f%% %6.1f%% %6.1f%% %5.1f%% %7.1f%%\n", g.runs, g.mean_error_percent, g.mape_percent,
+                g.max_abs_error_percent, g.share_of_error_percent, g.scatter_mape_percent);
+    scatter += g.scatter_mape_percent * g.runs;
+    runs += g.runs;
   }
+  if (runs > 0)
+    std::printf("  scatter: MAPE if each group's predictions were scaled by the one factor that fits it best:\n"
+                "  %.2f%%, the most a correction per group could reach; the rest varies within groups\n",
+                scatter / runs);
 }
 
 // Measured and predicted parts side by side for each group of pipeline-parallel-1 runs.
@@ -195,7 +203,8 @@ int run_validate(const Args& args) {
                           {"mean_error_percent", g.mean_error_percent},
                           {"mape_percent", g.mape_percent},
                           {"max_abs_error_percent", g.max_abs_error_percent},
-                          {"share_of_error_percent", g.share_of_error_percent}});
+                          {"share_of_error_percent", g.share_of_error_percent},
+                          {"scatter_mape_percent", g.scatter_mape_percent}});
         }
         file["groups"] = list;
       }

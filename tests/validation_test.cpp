@@ -171,6 +171,22 @@ TEST_CASE("validation: runs grouped by columns carry their bias and share of the
   CHECK(by_two.value()[0].key == std::vector<int>{8, 1});
   CHECK(by_two.value()[0].mean_error_percent == doctest::Approx(-16.0));
 
+  // Scatter: what is left once a group's predictions are scaled by its best factor. tp 8 runs at
+  // 0.85, 0.83 and 1.02 of measured: scaled by 1 / 0.85 they err 0, -2.35% and +20%.
+  CHECK(g[0].scatter_mape_percent == doctest::Approx(100.0 * (0.02 / 0.85 + 0.17 / 0.85) / 3));
+  CHECK(by_two.value()[0].scatter_mape_percent == doctest::Approx(100.0 * 0.02 / 0.85 / 2));
+  CHECK(by_two.value()[2].scatter_mape_percent == doctest::Approx(0.0));  // one run
+  ValidationReport uniform;
+  for (double e : {12.0, 12.0, 12.0}) {
+    ValidationRow row;
+    row.error_percent = e;
+    uniform.rows.push_back(row);
+  }
+  auto one = group_errors(uniform, {"tp"});
+  REQUIRE(one.ok());
+  CHECK(one.value()[0].mape_percent == doctest::Approx(12.0));
+  CHECK(one.value()[0].scatter_mape_percent == doctest::Approx(0.0).epsilon(1e-12));  // a shared bias only
+
   auto unknown = group_errors(report, {"tp", "speed"});
   REQUIRE_FALSE(unknown.ok());
   CHECK(unknown.errors().front().pointer == "/by/1");

@@ -324,6 +324,31 @@ const std::vector<std::string>& error_group_columns() {
   return names;
 }
 
+namespace {
+
+// Smallest mean of |s r_i - 1| over the scale s, for ratios r_i = predicted / measured: the sum is
+// convex and piecewise linear in s, so its minimum lies at a breakpoint s = 1 / r_i, the median of
+// the 1 / r_i weighted by r_i.
+double best_scaled_mape_percent(std::vector<double> r) {
+  if (r.empty()) return 0;
+  std::sort(r.begin(), r.end(), [](double a, double b) { return a > b; });  // 1 / r ascending
+  double total = 0;
+  for (double x : r) total += x;
+  double acc = 0, s = 1.0 / r.back();
+  for (double x : r) {
+    acc += x;
+    if (acc >= 0.5 * total) {
+      s = 1.0 / x;
+      break;
+    }
+  }
+  double sum = 0;
+  for (double x : r) sum += std::abs(s * x - 1);
+  return 100.0 * sum / static_cast<double>(r.size());
+}
+
+}  // namespace
+
 Outcome<std::vector<ErrorGroup>> group_errors(const ValidationReport& report, const std::vector<std::string>& columns) {
   std::vector<int MeasuredRun::*> fields;
   Diagnostics errors;
@@ -347,10 +372,12 @@ Outcome<std::vector<ErrorGroup>> group_errors(const ValidationReport& report, co
   if (!errors.empty()) return errors;
 
   std::map<std::vector<int>, ErrorGroup> groups;
+  std::map<std::vector<int>, std::vector<double>> ratios;  // predicted / measured, per group
   double total = 0;
   for (const ValidationRow& row : report.rows) {
     std::vector<int> key;
     for (auto f : fields) key.push_back(row.run.*f);
+    ratios[key].push_back(1.0 + row.error_percent / 100.0);
     ErrorGroup& g = groups[key];
     if (g.runs++ == 0) g.key = key;
     const double abs_error = std::abs(row.error_percent);
@@ -364,6 +391,7 @@ Outcome<std::vector<ErrorGroup>> group_errors(const ValidationReport& report, co
     g.share_of_error_percent = total > 0 ? 100.0 * g.mape_percent / total : 0.0;
     g.mean_error_percent /= g.runs;
     g.mape_percent /= g.runs;
+    g.scatter_mape_percent = best_scaled_mape_percent(ratios[key]);
     out.push_back(g);
   }
   std::stable_sort(out.begin(), out.end(), [](const ErrorGroup& a, const ErrorGroup& b) {

@@ -52,9 +52,14 @@ test('validate --by groups the runs and names an unknown column', () => {
   const mean = (j.rows[0].error_percent + j.rows[1].error_percent) / 2;
   assert.ok(Math.abs(two.mean_error_percent - mean) < 1e-9);
   assert.ok(j.groups[0].share_of_error_percent >= j.groups[1].share_of_error_percent);
+  // Scaled by its best factor, a group errs no more than it did; a one-run group not at all.
+  assert.ok(two.scatter_mape_percent >= 0 && two.scatter_mape_percent <= two.mape_percent + 1e-9);
+  const lone = j.groups.find((g) => g.key.tp === 1);
+  assert.ok(Math.abs(lone.scatter_mape_percent) < 1e-9);
   const text = run('validate', file, '--by', 'tp');
   assert.equal(text.code, 0, text.err);
   assert.match(text.out, /by tp: 2 groups, largest share of the error first/);
+  assert.match(text.out, /scatter: MAPE if each group's predictions were scaled by the one factor that fits it best:\n {2}\d+\.\d\d%/);
   const bad = run('validate', file, '--by', 'tp,speed');
   assert.equal(bad.code, 2);
   assert.match(bad.err, /\/by\/1: no column named "speed"/);

@@ -90,6 +90,9 @@ struct ErrorGroup {
   double mape_percent = 0;            // mean absolute error of its runs (%)
   double max_abs_error_percent = 0;   // its worst run (%)
   double share_of_error_percent = 0;  // its part of the report's summed absolute error (%)
+  // MAPE left once the group's predictions are scaled by the one factor that fits it best: the
+  // scatter a cause shared by the whole group cannot explain (%)
+  double scatter_mape_percent = 0;
 };
 
 // Column names a report can be grouped by.
