@@ -311,8 +311,9 @@ TEST_CASE("validation: the bundled A100 profile meets its accuracy on the calibr
     REQUIRE(runs.ok());
     auto report = validate_runs(runs.value(), ValidationSetup{});
     REQUIRE(report.ok());
-    CAPTURE(s.file);
-    MESSAGE(s.file << ": " << report.value().rows.size() << " runs, MAPE " << report.value().mape_percent << "%");
+    const std::string name = s.file;
+    CAPTURE(name);
+    MESSAGE(name << ": " << report.value().rows.size() << " runs, MAPE " << report.value().mape_percent << "%");
     CHECK(report.value().rows.size() == runs.value().size());
     CHECK(report.value().mape_percent <= s.floor_mape_percent);
     for (const auto& row : report.value().rows) CHECK(std::isfinite(row.predicted_ms));
