@@ -55,7 +55,12 @@ std::string summary(const SimResult& r) {
       p.virtual_stages > 1 ? (", " + std::to_string(p.virtual_stages) + " virtual stages").c_str() : "",
       p.sequence_parallel ? ", sequence parallel" : "");
   out += "\n";
-  add("  iteration time   %s\n", format_duration(r.iteration_time_s).c_str());
+  add("  iteration time   %s", format_duration(r.iteration_time_s).c_str());
+  if (r.accuracy.measured_runs > 0)
+    add("  (mean error %.1f%% on %d measured %s runs%s)", r.accuracy.mape_percent,
+        r.accuracy.measured_runs, r.accuracy.set.c_str(),
+        r.accuracy.held_out ? ", held out of the fit" : " the profile was fitted to");
+  out += "\n";
   add("  throughput       %s tokens/s, %.1f TFLOP/s per GPU\n", format_number(r.tokens_per_s).c_str(),
       r.tflops_per_gpu);
   add("  utilization      MFU %.1f%%, HFU %.1f%%\n", 100 * r.mfu, 100 * r.hfu);

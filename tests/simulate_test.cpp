@@ -203,3 +203,49 @@ TEST_CASE("simulate: odd but valid configs give finite results") {
     CHECK(r.iteration_time_s > 0);
   }
 }
+
+TEST_CASE("simulate: a result carries the profile's recorded error on measured runs like it") {
+  const Profile* bundled = find_profile("a100-sxm4-80gb");
+  REQUIRE(bundled);
+  const json& cal = bundled->provenance["calibration"];
+  const json& held = cal["cross_validation"]["held_out"];
+  REQUIRE(held.size() == 2);
+
+  // One node: the single-node set's held-out error; across nodes: the multi-node set's.
+  json j = test::small_config();  // 8 GPUs, 8 per node
+  SimResult one = test::simulate_ok(test::parse_ok(j));
+  CHECK(one.accuracy.set == "single-node");
+  CHECK(one.accuracy.held_out);
+  for (const json& e : held) {
+    if (e["set"] == "single-node") {
+      CHECK(one.accuracy.measured_runs == e["runs"].get<int>());
+      CHECK(one.accuracy.mape_percent == e["mape_percent"].get<double>());
+    }
+  }
+  CHECK(to_json(one)["accuracy"]["set"] == "single-node");
+  j["cluster"]["gpus_per_node"] = 4;
+  SimResult two = test::simulate_ok(test::parse_ok(j));
+  CHECK(two.accuracy.set == "multi-node");
+  CHECK(two.accuracy.mape_percent > 0);
+
+  // A profile whose calibration kept only its in-sample errors says so; one with none has none,
+  // and entries not shaped as calibrate writes them are not read.
+  json pj = to_json(*bundled);
+  pj["provenance"]["calibration"].erase("cross_validation");
+  auto in_sample = parse_profile(pj);
+  REQUIRE(in_sample.ok());
+  SimResult fitted = test::simulate_ok(test::parse_ok(test::small_config()), &in_sample.value());
+  CHECK_FALSE(fitted.accuracy.held_out);
+  CHECK(fitted.accuracy.mape_percent == cal["in_sample"][0]["mape_percent"].get<double>());
+  pj["provenance"]["calibration"]["in_sample"] = json::array({{{"set", "single-node"}, {"runs", "many"}},
+                                                              {{"set", "single-node"}, {"runs", 3}, {"mape_percent", -1}}});
+  auto odd = parse_profile(pj);
+  REQUIRE(odd.ok());
+  CHECK(odd.value().accuracy.empty());
+  pj["provenance"] = json::object();
+  auto none = parse_profile(pj);
+  REQUIRE(none.ok());
+  SimResult unknown = test::simulate_ok(test::parse_ok(test::small_config()), &none.value());
+  CHECK(unknown.accuracy.measured_runs == 0);
+  CHECK_FALSE(to_json(unknown).contains("accuracy"));
+}

@@ -25,8 +25,8 @@ inline SimConfig parse_ok(const nlohmann::json& j) {
   return c.value();
 }
 
-inline SimResult simulate_ok(const SimConfig& c) {
-  auto r = simulate(c);
+inline SimResult simulate_ok(const SimConfig& c, const Profile* profile = nullptr) {
+  auto r = simulate(c, profile);
   if (!r.ok()) throw std::runtime_error(r.errors().front().message);
   return r.value();
 }

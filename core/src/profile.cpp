@@ -1,6 +1,7 @@
 #include "vtrain/profile.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "json_reader.hpp"
 
@@ -16,6 +17,36 @@ struct EmbeddedProfile {
 };
 extern const EmbeddedProfile kEmbeddedProfiles[];
 extern const int kEmbeddedProfileCount;
+
+namespace {
+
+// The errors a calibration recorded, held-out ones first. The provenance is free-form: entries not
+// shaped as `vtrain calibrate` writes them are not read.
+std::vector<ProfileAccuracy> recorded_accuracy(const json& prov) {
+  std::vector<ProfileAccuracy> out;
+  if (!prov.is_object() || !prov.contains("calibration") || !prov["calibration"].is_object()) return out;
+  const json& cal = prov["calibration"];
+  auto read = [&](const json* list, bool held_out) {
+    if (!list || !list->is_array()) return;
+    for (const json& e : *list) {
+      if (!e.is_object() || !e.contains("set") || !e["set"].is_string() || !e.contains("runs") ||
+          !e["runs"].is_number_integer() || !e.contains("mape_percent") || !e["mape_percent"].is_number())
+        continue;
+      ProfileAccuracy a{e["set"].get<std::string>(), e["runs"].get<int>(), e["mape_percent"].get<double>(), held_out};
+      if (a.runs <= 0 || !(a.mape_percent >= 0) || !std::isfinite(a.mape_percent)) continue;
+      bool known = false;
+      for (const auto& b : out) known = known || b.set == a.set;
+      if (!known) out.push_back(a);
+    }
+  };
+  if (cal.contains("cross_validation") && cal["cross_validation"].is_object() &&
+      cal["cross_validation"].contains("held_out"))
+    read(&cal["cross_validation"]["held_out"], true);
+  if (cal.contains("in_sample")) read(&cal["in_sample"], false);
+  return out;
+}
+
+}  // namespace
 
 Outcome<Profile> parse_profile(const json& j) {
   Diagnostics e;
@@ -123,7 +154,10 @@ Outcome<Profile> parse_profile(const json& j) {
       }
     }
   }
-  if (const json* prov = top.child("provenance")) p.provenance = *prov;
+  if (const json* prov = top.child("provenance")) {
+    p.provenance = *prov;
+    p.accuracy = recorded_accuracy(*prov);
+  }
   top.finish();
   if (p.gemm_tiles.empty()) p.gemm_tiles.push_back(GemmTile{});
   if (p.intra_node.empty())

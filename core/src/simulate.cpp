@@ -388,6 +388,14 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
     r.energy_MWh = r.gpu_hours * prof->board_power_W / 1e6;
   }
 
+  // What the profile's calibration says about runs like this one.
+  const char* set = cl.num_gpus <= cl.gpus_per_node ? "single-node" : "multi-node";
+  for (const ProfileAccuracy& a : prof->accuracy) {
+    if (a.set != set) continue;
+    r.accuracy = {a.mape_percent, a.runs, a.held_out, a.set};
+    break;
+  }
+
   // Timeline for a Gantt chart.
   r.timeline_included = want_timeline;
   if (config.output.timeline && !want_timeline)

@@ -90,6 +90,10 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     const golden = cliGolden().cases.find((c) => c.kind === 'example' && c.name === 'gpt3-175b').expected;
     assert.equal(Number(k['kpi-iteration'].value), golden.iteration_time_s);
     assert.equal(plain(k['kpi-iteration'].text), plain(fmt.duration(golden.iteration_time_s)));
+    // 1024 GPUs: the error the profile recorded on measured runs across nodes.
+    const note = await page.textContent('#accuracy');
+    assert.ok(note.startsWith(`On ${golden.accuracy.measured_runs} measured runs across nodes,`), note);
+    assert.ok(note.includes(`off by ${fmt.percent(golden.accuracy.mape_percent / 100)} on average`), note);
     await assertNoBadText(page);
     await page.waitForTimeout(200);
     await screenshot(page, 'plan.png', { fullPage: true });

@@ -25,6 +25,8 @@ test('simulate gives the native CLI numbers for every example and model preset',
     }
     assert.deepEqual(r.training, want.training, label);
     assert.deepEqual(r.warnings, want.warnings, label);
+    assert.ok(want.accuracy, `${label}: the bundled profile records its accuracy`);
+    assert.deepEqual(r.accuracy, want.accuracy, label);
   }
 });
 

@@ -370,6 +370,11 @@ function renderResult(r, seq) {
   if (!r.fits_in_memory) {
     warnings.push('This plan would run out of GPU memory. More recomputation, ZeRO-1 or more pipeline stages lower it; Explore plans lists the plans that fit.');
   }
+  const acc = r.accuracy;
+  $('accuracy').textContent = acc
+    ? `On ${acc.measured_runs} measured ${acc.set === 'single-node' ? 'runs on one node' : 'runs across nodes'}, this profile's iteration times were off by ${fmt.percent(acc.mape_percent / 100)} on average (${acc.held_out ? 'each predicted by a fit that had not seen it' : 'the runs it was fitted to'}).`
+    : '';
+  $('accuracy').hidden = !acc;
   const list = $('warnings');
   list.textContent = '';
   for (const w of warnings) list.append(h('li', { text: w }));

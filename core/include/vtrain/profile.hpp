@@ -36,6 +36,15 @@ struct OperatorMeasurement {
   double time_us = 0;         // measured kernel time (microseconds)
 };
 
+// How far the profile's predictions fell from one set of measured iteration times, as its
+// provenance records it (calibration.cross_validation.held_out, else calibration.in_sample).
+struct ProfileAccuracy {
+  std::string set;            // the measurements: "single-node" (one node) or "multi-node"
+  int runs = 0;               // measured runs (count)
+  double mape_percent = 0;    // mean absolute error of the predictions (%)
+  bool held_out = false;      // predicted by fits that had not seen those runs (cross-validation)
+};
+
 struct Profile {
   std::string name;                  // profile id, e.g. "a100-sxm4-80gb"
   std::string display_name;          // e.g. "NVIDIA A100 SXM4 80GB"
@@ -80,6 +89,7 @@ struct Profile {
 
   std::vector<OperatorMeasurement> operator_table;
   nlohmann::json provenance;         // where each number comes from
+  std::vector<ProfileAccuracy> accuracy;  // read from the provenance; empty when it records none
 };
 
 // Reads and checks a profile document; errors name the field by JSON pointer.
