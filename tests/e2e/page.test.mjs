@@ -272,6 +272,8 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     assert.ok(await embed.isVisible('#embed-card'));
     assert.ok(!(await embed.isVisible('#inputs')));
     assert.equal(plain(await embed.textContent('#card-iteration')), plain(want['kpi-iteration'].text));
+    const multi = cliGolden().cases.find((c) => c.kind === 'example' && c.name === 'llama2-70b').expected.accuracy;
+    assert.match(await embed.textContent('#card-status'), new RegExp(`±${fmt.percent(multi.mape_percent / 100)} on measured runs$`));
     await assertNoBadText(embed);
     await screenshot(embed, 'embed.png');
     await embed.close();

@@ -427,7 +427,8 @@ function renderCard(r) {
     bar.append(h('span', { style: `width:${(share * 100).toFixed(3)}%;background:${p.color}`, title: `${p.label} ${fmt.percent(share)}` }));
     if (share >= 0.02) legend.append(h('li', {}, h('i', { style: `background:${p.color}` }), `${p.label} ${fmt.percent(share, 0)}`));
   }
-  $('card-status').textContent = r.fits_in_memory ? `${fmt.gib(r.memory_GiB.total)} of ${fmt.gib(r.memory_capacity_GiB)} per GPU` : 'does not fit in GPU memory';
+  const memory = r.fits_in_memory ? `${fmt.gib(r.memory_GiB.total)} of ${fmt.gib(r.memory_capacity_GiB)} per GPU` : 'does not fit in GPU memory';
+  $('card-status').textContent = r.accuracy ? `${memory} · ±${fmt.percent(r.accuracy.mape_percent / 100)} on measured runs` : memory;
 }
 
 // ---------------------------------------------------------------- URL, sharing, downloads
