@@ -136,6 +136,32 @@ TEST_CASE("validation: optional columns set a run up otherwise than the validati
   CHECK(unread_columns(header).empty());
 }
 
+TEST_CASE("validation: a precision column sets the run's 16-bit format, bf16 with fp32 gradients") {
+  const std::string header = std::string(kHeader).substr(0, std::string(kHeader).size() - 1) + ",precision\n";
+  auto parsed = parse_measurements(header + "64,512,1,3072,32,30,2048,8,8,1,5000,bf16\n" +
+                                   "64,512,1,3072,32,30,2048,8,8,1,5000,fp16\n");
+  REQUIRE(parsed.ok());
+  CHECK(parsed.value()[0].has_precision);
+  ValidationSetup setup;  // fp16, as the calibration runs
+  CHECK(config_for_run(parsed.value()[0], setup).plan.precision == Precision::bf16);
+  CHECK(config_for_run(parsed.value()[1], setup).plan.precision == Precision::fp16);
+  // bf16 training keeps fp32 gradients: the data-parallel reduction moves twice the bytes.
+  auto report = validate_runs(parsed.value(), setup);
+  REQUIRE(report.ok());
+  CHECK(report.value().rows[0].predicted_ms > report.value().rows[1].predicted_ms);
+  CHECK(unread_columns(header).empty());
+
+  auto bad = parse_measurements(header + "64,512,1,3072,32,30,2048,8,8,1,5000,fp8\n");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.errors()[0].pointer == "/line/2/precision");
+  CHECK(bad.errors()[0].message.find("fp16 or bf16") != std::string::npos);
+
+  auto plain = parse_measurements(std::string(kHeader) + "8,16,2,1024,16,12,1024,2,2,2,100.5\n");
+  REQUIRE(plain.ok());
+  setup.precision = Precision::bf16;
+  CHECK(config_for_run(plain.value()[0], setup).plan.precision == Precision::bf16);
+}
+
 TEST_CASE("validation: runs grouped by columns carry their bias and share of the error") {
   ValidationReport report;
   auto add = [&](int tp, int micro_batch, double error) {

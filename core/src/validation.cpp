@@ -75,6 +75,14 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
         errors.push_back(make_diagnostic("value", pointer, "must be none, selective or full, got \"" + s + "\""));
         ok = false;
       }
+    } else if (name == "precision") {
+      r.has_precision = true;
+      if (s == "fp16") r.precision = Precision::fp16;
+      else if (s == "bf16") r.precision = Precision::bf16;
+      else {
+        errors.push_back(make_diagnostic("value", pointer, "must be fp16 or bf16, got \"" + s + "\""));
+        ok = false;
+      }
     } else if (name == "sequence parallelism" || name == "async tensor-parallel backward") {
       if (s != "yes" && s != "no") {
         errors.push_back(make_diagnostic("value", pointer, "must be yes or no, got \"" + s + "\""));
@@ -114,7 +122,7 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
 const std::vector<std::string>& measurement_setting_columns() {
   static const std::vector<std::string> names = {"vocabulary", "virtual pipeline stages", "recompute",
                                                  "sequence parallelism", "inter-node bandwidth (Gbit/s)",
-                                                 "async tensor-parallel backward"};
+                                                 "async tensor-parallel backward", "precision"};
   return names;
 }
 
@@ -253,7 +261,7 @@ SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
   p.global_batch = run.global_batch;
   p.recompute = run.has_recompute ? run.recompute : setup.recompute;
   p.attention = setup.attention;
-  p.precision = setup.precision;
+  p.precision = run.has_precision ? run.precision : setup.precision;
   p.dp_overlap = setup.dp_overlap;
   p.sequence_parallel = run.sequence_parallel;
   p.virtual_stages = run.virtual_stages;
@@ -446,14 +454,15 @@ bool fit_parts(const std::vector<std::array<double, 3>>& runs, TimeParts& out) {
 
 std::vector<TimeDecomposition> decompose_times(const ValidationReport& report) {
   // Runs set up alike (the optional columns too) share a group.
-  using Key = std::array<int, 12>;
+  using Key = std::array<int, 13>;
   std::map<Key, std::vector<const ValidationRow*>> groups;
   for (const ValidationRow& row : report.rows) {
     const MeasuredRun& r = row.run;
     if (r.pp != 1 || r.micro_batch <= 0 || r.dp <= 0) continue;
     const int recompute = r.has_recompute ? static_cast<int>(r.recompute) : -1;
     groups[{r.hidden, r.heads, r.seq_len, r.tp, r.dp, r.micro_batch, r.vocab, r.virtual_stages, recompute,
-            r.sequence_parallel ? 1 : 0, static_cast<int>(r.inter_node_Gbps), r.tp_async_backward}]
+            r.sequence_parallel ? 1 : 0, static_cast<int>(r.inter_node_Gbps), r.tp_async_backward,
+            r.has_precision ? static_cast<int>(r.precision) : -1}]
         .push_back(&row);
   }
   std::vector<TimeDecomposition> out;
