@@ -21,17 +21,20 @@ const r = spawnSync(path.join(root, 'build/native/vtrain'), ['validate', ...file
 if (r.status !== 0) throw new Error(`vtrain validate failed: ${r.stderr}`);
 const sets = JSON.parse(r.stdout);
 // The published runs carry their own setup (profiles/published/README.md).
-const pub = spawnSync(path.join(root, 'build/native/vtrain'),
-  ['validate', path.join(root, 'profiles/published/megatron-a100.csv'), '--json'],
-  { encoding: 'utf8', maxBuffer: 1 << 28 });
-if (pub.status !== 0) throw new Error(`vtrain validate failed: ${pub.stderr}`);
-sets.push(JSON.parse(pub.stdout));
-const names = ['single node (8 A100s)', 'multi node (64-512 A100s)', 'published Megatron-LM, 22B-1T (not fitted)'];
-const colors = ['#1f77b4', '#d62728', '#2ca02c'];
+for (const file of ['megatron-a100.csv', 'mt-nlg-a100.csv']) {
+  const pub = spawnSync(path.join(root, 'build/native/vtrain'),
+    ['validate', path.join(root, 'profiles/published', file), '--json'],
+    { encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (pub.status !== 0) throw new Error(`vtrain validate failed: ${pub.stderr}`);
+  sets.push(JSON.parse(pub.stdout));
+}
+const names = ['single node (8 A100s)', 'multi node (64-512 A100s)', 'published Megatron-LM, 22B-1T (not fitted)',
+  'published MT-NLG 530B, DeepSpeed 2021 (not fitted)'];
+const colors = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd'];
 const traces = sets.map((s, i) => ({
   type: 'scatter', mode: 'markers', name: `${names[i]}: ${s.runs} runs, MAPE ${s.mape_percent.toFixed(2)}%`,
   x: s.rows.map((row) => row.measured_ms), y: s.rows.map((row) => row.predicted_ms),
-  marker: { size: i === 2 ? 8 : 5, color: colors[i], opacity: i === 2 ? 0.9 : 0.6, symbol: i === 2 ? 'diamond' : 'circle' },
+  marker: { size: i >= 2 ? 8 : 5, color: colors[i], opacity: i >= 2 ? 0.9 : 0.6, symbol: ['circle', 'circle', 'diamond', 'square'][i] },
 }));
 const all = sets.flatMap((s) => s.rows.flatMap((row) => [row.measured_ms, row.predicted_ms]));
 const lo = Math.min(...all) / 1.3, hi = Math.max(...all) * 1.3;
@@ -42,16 +45,16 @@ for (const f of [0.9, 1.1]) {
     line: { color: '#aaa', dash: 'dash', width: 1 } });
 }
 const layout = {
-  width: 760, height: 620, margin: { l: 70, r: 20, t: 50, b: 60 },
+  width: 760, height: 760, margin: { l: 70, r: 20, t: 50, b: 200 },
   title: { text: 'vtrain validate: predicted vs measured iteration time (A100, GPT)', font: { size: 14 } },
   xaxis: { type: 'log', title: { text: 'measured iteration time (ms)' }, range: [Math.log10(lo), Math.log10(hi)] },
   yaxis: { type: 'log', title: { text: 'predicted iteration time (ms)' }, range: [Math.log10(lo), Math.log10(hi)] },
-  legend: { x: 0.02, y: 0.98, bgcolor: 'rgba(255,255,255,0.85)' }, font: { family: 'sans-serif' },
+  legend: { x: 0, y: -0.13, yanchor: 'top' }, font: { family: 'sans-serif' },
 };
 const plotly = readFileSync(path.join(root, 'node_modules/plotly.js-dist-min/plotly.min.js'), 'utf8');
 const browser = await launchChromium();
 try {
-  const page = await browser.newPage({ viewport: { width: 760, height: 620 } });
+  const page = await browser.newPage({ viewport: { width: 760, height: 760 } });
   await page.setContent('<!doctype html><html><head><link rel="icon" href="data:,"></head><body style="margin:0"><div id="p"></div></body></html>');
   await page.addScriptTag({ content: plotly });
   await page.evaluate(async ({ traces, layout }) => {
