@@ -172,9 +172,9 @@ class ObjectReader {
 };
 
 // Lists: one value or an array of them; repeated values are kept once; each entry's error names
-// its index.
-// Reads `key` as one whole number or an array of them, each in [lo, hi].
-inline void read_int_list(ObjectReader& r, const char* key, std::vector<int>& out, long long lo, long long hi) {
+// its index. `convert(entry, pointer, single, value)` checks one entry, reporting through `r`.
+template <typename T, typename Convert>
+void read_list(ObjectReader& r, const char* key, std::vector<T>& out, Convert convert) {
   const json* v = r.child(key);
   if (!v) return;
   const std::string ptr = r.at(key);
@@ -182,61 +182,54 @@ inline void read_int_list(ObjectReader& r, const char* key, std::vector<int>& ou
   const json list = single ? json::array({*v}) : *v;
   if (list.empty()) r.fail("range", ptr, "must hold at least one value");
   for (size_t i = 0; i < list.size(); ++i) {
-    const json& x = list[i];
-    const std::string at = single ? ptr : ptr + "/" + std::to_string(i);
+    T value{};
+    if (!convert(list[i], single ? ptr : ptr + "/" + std::to_string(i), single, value)) continue;
+    if (std::find(out.begin(), out.end(), value) == out.end()) out.push_back(value);
+  }
+}
+
+// Reads `key` as one whole number or an array of them, each in [lo, hi].
+inline void read_int_list(ObjectReader& r, const char* key, std::vector<int>& out, long long lo, long long hi) {
+  read_list(r, key, out, [&](const json& x, const std::string& at, bool single, int& value) {
     if (!x.is_number() || x.get<double>() != std::floor(x.get<double>())) {
       r.fail("type", at, "must be a whole number" + std::string(single ? " or an array of them" : ""));
-      continue;
+      return false;
     }
     const double d = x.get<double>();
     if (d < static_cast<double>(lo) || d > static_cast<double>(hi)) {
       r.fail("range", at, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", got " +
                               detail::describe_number(d));
-      continue;
+      return false;
     }
-    const int value = static_cast<int>(d);
-    if (std::find(out.begin(), out.end(), value) == out.end()) out.push_back(value);
-  }
+    value = static_cast<int>(d);
+    return true;
+  });
 }
 
 inline void read_bool_list(ObjectReader& r, const char* key, std::vector<bool>& out) {
-  const json* v = r.child(key);
-  if (!v) return;
-  const std::string ptr = r.at(key);
-  const bool single = !v->is_array();
-  const json list = single ? json::array({*v}) : *v;
-  if (list.empty()) r.fail("range", ptr, "must hold at least one value");
-  for (size_t i = 0; i < list.size(); ++i) {
-    if (!list[i].is_boolean()) {
-      r.fail("type", single ? ptr : ptr + "/" + std::to_string(i), "must be true or false");
-      continue;
+  read_list(r, key, out, [&](const json& x, const std::string& at, bool, bool& value) {
+    if (!x.is_boolean()) {
+      r.fail("type", at, "must be true or false");
+      return false;
     }
-    const bool value = list[i].get<bool>();
-    if (std::find(out.begin(), out.end(), value) == out.end()) out.push_back(value);
-  }
+    value = x.get<bool>();
+    return true;
+  });
 }
 
 inline void read_recompute_list(ObjectReader& r, const char* key, std::vector<Recompute>& out) {
-  const json* v = r.child(key);
-  if (!v) return;
-  const std::string ptr = r.at(key);
-  const bool single = !v->is_array();
-  const json list = single ? json::array({*v}) : *v;
-  if (list.empty()) r.fail("range", ptr, "must hold at least one value");
-  for (size_t i = 0; i < list.size(); ++i) {
-    const std::string at = single ? ptr : ptr + "/" + std::to_string(i);
-    const std::string s = list[i].is_string() ? list[i].get<std::string>() : std::string();
-    Recompute value;
+  read_list(r, key, out, [&](const json& x, const std::string& at, bool, Recompute& value) {
+    const std::string s = x.is_string() ? x.get<std::string>() : std::string();
     if (s == "none") value = Recompute::none;
     else if (s == "selective") value = Recompute::selective;
     else if (s == "full") value = Recompute::full;
     else {
-      r.fail(list[i].is_string() ? "enum" : "type", at,
+      r.fail(x.is_string() ? "enum" : "type", at,
              "must be one of none, selective, full" + (s.empty() ? std::string() : ", got \"" + s + "\""));
-      continue;
+      return false;
     }
-    if (std::find(out.begin(), out.end(), value) == out.end()) out.push_back(value);
-  }
+    return true;
+  });
 }
 
 }  // namespace vtrain::detail
