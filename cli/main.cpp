@@ -82,10 +82,11 @@ const char* kUsage =
     "                         predict one training iteration (CONFIG: a JSON file or an example name)\n"
     "  bench [--json] [--threads N]\n"
     "                         time the simulator and the explorer against their floors\n"
-    "  validate FILE.csv... [--json] [--summary] [--by COL,...] [--decompose] [SETUP]\n"
+    "  validate FILE.csv... [--json] [--summary] [--by COL,...] [--decompose] [--contradictions] [SETUP]\n"
     "                         simulate measured runs and report the error of each\n"
     "                         (--by tp,micro_batch: the error of each group of runs;\n"
-    "                          --decompose: per layer, micro-batch and step, measured and predicted)\n"
+    "                          --decompose: per layer, micro-batch and step, measured and predicted;\n"
+    "                          --contradictions: runs with more work measured faster than alike runs)\n"
     "  calibrate [--cv K] [--dry-run] [--shared DIR] [--out-dir DIR] [--max-evals N] [--starts N]\n"
     "            [--only SET] [--threads N] [SETUP]\n"
     "                         fit the A100 profiles to ../shared's measurements and write them\n"
@@ -102,7 +103,7 @@ const char* kUsage =
     "  [--intra-node-GBps X] [--inter-node-Gbps X] [--vocab N] [--attention unfused|flash]\n";
 
 // Options that take no value.
-const char* const kFlags[] = {"json", "no-timeline", "summary", "dry-run", "simulate-unfit", "time", "decompose", "help"};
+const char* const kFlags[] = {"json", "no-timeline", "summary", "dry-run", "simulate-unfit", "time", "decompose", "contradictions", "help"};
 
 bool is_flag(const std::string& name) {
   for (const char* f : kFlags)
@@ -128,7 +129,7 @@ const std::vector<CommandSpec>& command_specs() {
   static const std::vector<CommandSpec> specs = {
       {"simulate", 1, {"json", "profile", "no-timeline"}},
       {"bench", 0, {"json", "threads"}},
-      {"validate", 1000, with_setup({"json", "summary", "by", "decompose"})},
+      {"validate", 1000, with_setup({"json", "summary", "by", "decompose", "contradictions"})},
       {"calibrate", 0, with_setup({"cv", "dry-run", "shared", "out-dir", "max-evals", "starts", "only", "threads"})},
       {"optimal", 1, {"preset", "json", "time", "threads"}},
       {"explore", 1,

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -115,6 +116,43 @@ void print_decomposition(const std::vector<TimeDecomposition>& list) {
   }
 }
 
+// Runs that contradict each other whatever the model: the most work measured fastest.
+void print_contradictions(const ContradictionReport& c, const ValidationReport& r) {
+  std::map<int, const MeasuredRun*> by_line;
+  for (const auto& row : r.rows) by_line[row.run.line] = &row.run;
+  std::printf("  contradictions: %zu pair%s of runs set up alike where the second does at least the first's\n"
+              "  work, kernel by kernel, yet was measured faster (%d of the %d runs compared are in one)\n",
+              c.pairs.size(), c.pairs.size() == 1 ? "" : "s", c.runs_in_pairs, c.runs_compared);
+  const size_t shown = std::min<size_t>(c.pairs.size(), 10);
+  if (shown > 0)
+    std::printf("    %5s %12s  %5s %12s %8s  %s\n", "line", "measured ms", "line", "measured ms", "faster",
+                "plan: what differs");
+  for (size_t i = 0; i < shown; ++i) {
+    const Contradiction& p = c.pairs[i];
+    const MeasuredRun &a = *by_line[p.less_work_line], &b = *by_line[p.more_work_line];
+    std::string diff;
+    auto field = [&](const char* name, int x, int y) {
+      if (x == y) return;
+      diff += std::string(diff.empty() ? "" : ", ") + name + " " + std::to_string(x) + " -> " + std::to_string(y);
+    };
+    field("hidden", a.hidden, b.hidden);
+    field("heads", a.heads, b.heads);
+    field("seq", a.seq_len, b.seq_len);
+    field("mbs", a.micro_batch, b.micro_batch);
+    field("gbs", a.global_batch, b.global_batch);
+    if (diff.empty()) diff = "the same run";
+    std::printf("    %5d %12.1f  %5d %12.1f %7.1f%%  tp %d, pp %d, dp %d, %d layers: %s\n", p.less_work_line,
+                p.less_work_ms, p.more_work_line, p.more_work_ms, p.shortfall_percent, a.tp, a.pp, a.dp, a.layers,
+                diff.c_str());
+  }
+  if (c.pairs.size() > shown) std::printf("    ... and %zu more\n", c.pairs.size() - shown);
+  if (!c.pairs.empty())
+    std::printf("  the simulator predicts the run with more work no faster in %d of the %zu pairs\n",
+                c.predicted_in_order, c.pairs.size());
+  std::printf("  a simulator whose times never fall as work grows errs by at least %.2f%% MAPE on this file\n",
+              c.mape_floor_percent);
+}
+
 int run_validate(const Args& args) {
   if (args.positional.empty()) {
     std::fprintf(stderr, "error: validate needs a measurements CSV file\n");
@@ -169,6 +207,8 @@ int run_validate(const Args& args) {
     const std::vector<ErrorGroup> groups = by.empty() ? std::vector<ErrorGroup>{} : group_errors(r, by).value();
     const std::vector<TimeDecomposition> parts =
         args.has("decompose") ? decompose_times(r) : std::vector<TimeDecomposition>{};
+    const ContradictionReport contradictions =
+        args.has("contradictions") ? find_contradictions(r, setup) : ContradictionReport{};
     if (args.has("json")) {
       json rows = json::array();
       for (const auto& row : r.rows) {
@@ -224,6 +264,20 @@ int run_validate(const Args& args) {
                           {"measured", to_json(d.measured)}, {"predicted", to_json(d.predicted)}});
         file["decomposition"] = list;
       }
+      if (args.has("contradictions")) {
+        json pairs = json::array();
+        for (const Contradiction& p : contradictions.pairs)
+          pairs.push_back({{"less_work_line", p.less_work_line},
+                           {"more_work_line", p.more_work_line},
+                           {"less_work_ms", p.less_work_ms},
+                           {"more_work_ms", p.more_work_ms},
+                           {"shortfall_percent", p.shortfall_percent}});
+        file["contradictions"] = {{"pairs", pairs},
+                                  {"runs_compared", contradictions.runs_compared},
+                                  {"runs_in_pairs", contradictions.runs_in_pairs},
+                                  {"predicted_in_order", contradictions.predicted_in_order},
+                                  {"mape_floor_percent", contradictions.mape_floor_percent}};
+      }
       files.push_back(file);
       continue;
     }
@@ -261,6 +315,7 @@ int run_validate(const Args& args) {
                 r.max_abs_error_percent);
     if (!by.empty()) print_groups(groups, by);
     if (args.has("decompose")) print_decomposition(parts);
+    if (args.has("contradictions")) print_contradictions(contradictions, r);
   }
   if (args.has("json")) {
     // One file: the documented object; several: an array of them.

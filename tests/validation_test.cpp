@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -260,6 +261,53 @@ TEST_CASE("validation: times split into per layer and micro-batch, per micro-bat
 
   report.rows[0].run.measured_ms *= 1.1;  // one run off the form: the residual shows it
   CHECK(decompose_times(report)[0].measured.max_residual_percent > 1.0);
+}
+
+TEST_CASE("validation: runs alike where more work was measured faster are contradictions") {
+  // gpus,gbs,mbs,hidden,heads,layers,seq,tp,dp,pp,ms: every run 2 micro-batches of 12 layers on tp 2
+  std::string text = std::string(kHeader) +
+                     "2,4,2,1024,16,12,1024,2,1,1,100\n"   // line 2
+                     "2,4,2,2048,16,12,1024,2,1,1,90\n"    // line 3: wider, measured faster
+                     "2,8,4,1024,16,12,1024,2,1,1,120\n"   // line 4: more tokens, slower: consistent
+                     "1,4,2,2048,16,12,1024,1,1,1,50\n"    // line 5: another plan, not compared
+                     "2,4,2,1024,16,12,1024,2,1,1,101\n";  // line 6: line 2 again, 1% slower
+  auto runs = parse_measurements(text);
+  REQUIRE(runs.ok());
+  ValidationSetup setup;
+  auto report = validate_runs(runs.value(), setup);
+  REQUIRE(report.ok());
+  const ContradictionReport c = find_contradictions(report.value(), setup);
+  // Line 4 (4 sequences of width 1024) and line 3 (2 of width 2048): neither does the other's work.
+  REQUIRE(c.pairs.size() == 3);
+  CHECK(c.pairs[0].less_work_line == 6);
+  CHECK(c.pairs[0].more_work_line == 3);
+  CHECK(c.pairs[0].shortfall_percent == doctest::Approx(100.0 * 11 / 101));
+  CHECK(c.pairs[1].less_work_line == 2);
+  CHECK(c.pairs[1].more_work_line == 3);
+  CHECK(c.pairs[1].shortfall_percent == doctest::Approx(10.0));
+  CHECK(c.pairs[2].less_work_line == 6);  // the same run measured twice: at least as much work both ways
+  CHECK(c.pairs[2].more_work_line == 2);
+  CHECK(c.runs_compared == 4);
+  CHECK(c.runs_in_pairs == 3);
+  CHECK(c.predicted_in_order == 3);
+  // Disjoint pairs only: (6, 3) counts, (2, 3) and (6, 2) share a run with it.
+  CHECK(c.mape_floor_percent == doctest::Approx(100.0 * 11 / 101 / 5));
+  // The simulator itself never predicts less time for more work.
+  std::map<int, double> predicted;
+  for (const auto& row : report.value().rows) predicted[row.run.line] = row.predicted_ms;
+  CHECK(predicted[3] > predicted[2]);
+  CHECK(predicted[4] > predicted[2]);
+  CHECK(predicted[6] == predicted[2]);
+
+  // Consistent measurements: nothing to report, no floor.
+  auto consistent = parse_measurements(std::string(kHeader) +
+                                       "2,4,2,1024,16,12,1024,2,1,1,100\n"
+                                       "2,4,2,2048,16,12,1024,2,1,1,130\n");
+  REQUIRE(consistent.ok());
+  const ContradictionReport none = find_contradictions(validate_runs(consistent.value(), setup).value(), setup);
+  CHECK(none.pairs.empty());
+  CHECK(none.runs_compared == 2);
+  CHECK(none.mape_floor_percent == 0.0);
 }
 
 TEST_CASE("validation: the profile fit recovers known parameters, from the start and from spread starts") {

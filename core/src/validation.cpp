@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <map>
 
+#include "kernels.hpp"
+#include "vtrain/model.hpp"
 #include "vtrain/simulate.hpp"
 
 namespace vtrain {
@@ -480,6 +482,98 @@ std::vector<TimeDecomposition> decompose_times(const ValidationReport& report) {
     d.runs = static_cast<int>(rows.size());
     if (fit_parts(measured, d.measured) && fit_parts(predicted, d.predicted)) out.push_back(d);
   }
+  return out;
+}
+
+namespace {
+
+// Whether every kernel of `more` is at least its counterpart in `less`: the same kernels in the
+// same order, each at least as large in every dimension that costs time.
+bool kernels_at_least(const std::vector<detail::Kernel>& more, const std::vector<detail::Kernel>& less) {
+  if (more.size() != less.size()) return false;
+  for (size_t i = 0; i < more.size(); ++i) {
+    const detail::Kernel &a = more[i], &b = less[i];
+    if (a.kind != b.kind || a.part != b.part || a.collective != b.collective || a.beside_from != b.beside_from)
+      return false;
+    if (a.m < b.m || a.n < b.n || a.k < b.k || a.batch < b.batch || a.bytes < b.bytes ||
+        a.comm_bytes < b.comm_bytes || a.work_flops < b.work_flops)
+      return false;
+  }
+  return true;
+}
+
+struct RunWork {
+  detail::LayerKernels kernels;
+  ParameterCounts params;
+};
+
+bool work_at_least(const RunWork& more, const RunWork& less) {
+  const detail::LayerKernels &a = more.kernels, &b = less.kernels;
+  return more.params.total >= less.params.total && more.params.per_layer >= less.params.per_layer &&
+         kernels_at_least(a.layer_fwd, b.layer_fwd) && kernels_at_least(a.layer_bwd, b.layer_bwd) &&
+         kernels_at_least(a.layer_recompute, b.layer_recompute) && kernels_at_least(a.embed_fwd, b.embed_fwd) &&
+         kernels_at_least(a.embed_bwd, b.embed_bwd) && kernels_at_least(a.head_fwd, b.head_fwd) &&
+         kernels_at_least(a.head_bwd, b.head_bwd);
+}
+
+}  // namespace
+
+ContradictionReport find_contradictions(const ValidationReport& report, const ValidationSetup& setup) {
+  // Runs alike: the same plan and settings, so that only the model's shape and the micro-batch differ.
+  using Key = std::array<long long, 12>;
+  std::map<Key, std::vector<size_t>> alike;
+  std::vector<RunWork> work(report.rows.size());
+  for (size_t i = 0; i < report.rows.size(); ++i) {
+    const MeasuredRun& r = report.rows[i].run;
+    const SimConfig c = config_for_run(r, setup);
+    const PlanConfig& p = c.plan;
+    work[i].kernels = detail::build_kernels(c.model, p);
+    work[i].params = count_parameters(c.model);
+    const long long micro_batches = p.micro_batch > 0 && p.dp > 0 ? p.global_batch / (p.micro_batch * p.dp) : 0;
+    alike[{p.tp, p.pp, p.dp, c.model.layers, micro_batches, p.virtual_stages, static_cast<long long>(p.recompute),
+           p.sequence_parallel ? 1 : 0, static_cast<long long>(p.precision), p.tp_async_backward ? 1 : 0,
+           static_cast<long long>(c.cluster.inter_node_Gbps * 1000), c.cluster.gpus_per_node}]
+        .push_back(i);
+  }
+  struct Found {
+    double shortfall_percent;
+    size_t less, more;
+  };
+  std::vector<Found> found;
+  ContradictionReport out;
+  for (const auto& [key, rows] : alike) {
+    if (rows.size() < 2) continue;
+    out.runs_compared += static_cast<int>(rows.size());
+    for (size_t less : rows) {
+      for (size_t more : rows) {
+        const double a = report.rows[less].run.measured_ms, b = report.rows[more].run.measured_ms;
+        if (less == more || !(b < a) || !work_at_least(work[more], work[less])) continue;
+        found.push_back({(a - b) / a * 100.0, less, more});
+      }
+    }
+  }
+  std::stable_sort(found.begin(), found.end(),
+                   [](const Found& x, const Found& y) { return x.shortfall_percent > y.shortfall_percent; });
+  // For measured a > b (less work, more work) and predictions p_a <= p_b, the two absolute relative
+  // errors sum to at least (a - b) / a; pairs that share no run add up.
+  std::vector<char> in_pair(report.rows.size(), 0), used(report.rows.size(), 0);
+  double floor_sum = 0;
+  for (const Found& f : found) {
+    Contradiction c;
+    c.less_work_line = report.rows[f.less].run.line;
+    c.more_work_line = report.rows[f.more].run.line;
+    c.less_work_ms = report.rows[f.less].run.measured_ms;
+    c.more_work_ms = report.rows[f.more].run.measured_ms;
+    c.shortfall_percent = f.shortfall_percent;
+    out.pairs.push_back(c);
+    if (report.rows[f.more].predicted_ms >= report.rows[f.less].predicted_ms) ++out.predicted_in_order;
+    in_pair[f.less] = in_pair[f.more] = 1;
+    if (used[f.less] || used[f.more]) continue;
+    used[f.less] = used[f.more] = 1;
+    floor_sum += f.shortfall_percent;
+  }
+  for (char c : in_pair) out.runs_in_pairs += c;
+  out.mape_floor_percent = report.rows.empty() ? 0.0 : floor_sum / report.rows.size();
   return out;
 }
 

@@ -83,6 +83,25 @@ test('validate --decompose splits measured and predicted time of like runs', () 
   assert.match(text.out, /for 1 group of pipeline-parallel-1 runs/);
 });
 
+test('validate --contradictions names runs alike where more work was measured faster', () => {
+  // Line 3 is line 2 at twice the width, yet 10% faster; line 4 does not do line 3's work.
+  const file = csv(header + '2,4,2,1024,16,12,1024,2,1,1,100\n2,4,2,2048,16,12,1024,2,1,1,90\n' +
+    '2,8,4,1024,16,12,1024,2,1,1,120\n');
+  const j = JSON.parse(run('validate', file, '--json', '--contradictions').out);
+  assert.equal(j.contradictions.pairs.length, 1);
+  const p = j.contradictions.pairs[0];
+  assert.deepEqual([p.less_work_line, p.more_work_line], [2, 3]);
+  assert.ok(Math.abs(p.shortfall_percent - 10) < 1e-9);
+  assert.equal(j.contradictions.runs_compared, 3);
+  assert.equal(j.contradictions.predicted_in_order, 1);
+  assert.ok(Math.abs(j.contradictions.mape_floor_percent - 10 / 3) < 1e-9);
+  const text = run('validate', file, '--contradictions');
+  assert.equal(text.code, 0, text.err);
+  assert.match(text.out, /contradictions: 1 pair of runs set up alike/);
+  assert.match(text.out, /\n +2 +100\.0 +3 +90\.0 +10\.0% +tp 2, pp 1, dp 1, 12 layers: hidden 1024 -> 2048\n/);
+  assert.match(text.out, /errs by at least 3\.33% MAPE on this file/);
+});
+
 test('validate rejects a bad file with the line and column named', () => {
   const r = run('validate', csv(header + '8,16,2,1024,16,12,1024,2,2,2,soon\n'));
   assert.equal(r.code, 1);
@@ -103,6 +122,11 @@ test('the calibration sets validate within the accuracy floors', (t) => {
   assert.equal(multi.runs, 88);
   assert.ok(multi.mape_percent <= 8, `multi-node MAPE ${multi.mape_percent}`);
   assert.ok(single.mape_percent <= 7, `single-node MAPE ${single.mape_percent}`);
+  // Where measured runs contradict each other (more work, less time), the simulator keeps the order of the work.
+  const c = JSON.parse(run('validate', path.join(shared, 'single_node_calibration.csv'), '--json', '--contradictions').out)
+    .contradictions;
+  assert.ok(c.pairs.length > 0);
+  assert.equal(c.predicted_in_order, c.pairs.length);
 });
 
 test('published large-scale runs in the repository validate within their floors', () => {

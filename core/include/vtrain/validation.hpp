@@ -128,4 +128,28 @@ struct TimeDecomposition {
 // four parts (at least six runs); other runs are left out.
 std::vector<TimeDecomposition> decompose_times(const ValidationReport& report);
 
+// Two runs set up alike (the same parallel plan, layers, micro-batches per iteration and settings)
+// where one does at least the other's work kernel by kernel (the simulator's kernel lists compared
+// element by element: every GEMM dimension, byte count and collective size at least as large, and
+// at least as many parameters) yet was measured faster. A simulator whose time never falls as work
+// grows cannot fit both runs: together they cost it at least the shortfall in absolute error.
+struct Contradiction {
+  int less_work_line = 0, more_work_line = 0;  // lines in the file
+  double less_work_ms = 0, more_work_ms = 0;   // measured iteration times (ms)
+  double shortfall_percent = 0;                // (less_work_ms - more_work_ms) / less_work_ms x 100 (%)
+};
+
+struct ContradictionReport {
+  std::vector<Contradiction> pairs;  // largest shortfall first
+  int runs_compared = 0;             // runs with at least one alike run to compare with (count)
+  int runs_in_pairs = 0;             // runs in at least one contradiction (count)
+  int predicted_in_order = 0;        // pairs whose run with more work the simulator predicts no faster (count)
+  // Least MAPE any such simulator has on the report's runs: the shortfalls of pairs that share no
+  // run, summed over all runs (a lower bound, %)
+  double mape_floor_percent = 0;
+};
+
+// Compares every two runs of the report set up alike, with each run simulated as `setup` says.
+ContradictionReport find_contradictions(const ValidationReport& report, const ValidationSetup& setup);
+
 }  // namespace vtrain
