@@ -529,10 +529,10 @@ ContradictionReport find_contradictions(const ValidationReport& report, const Va
     const PlanConfig& p = c.plan;
     work[i].kernels = detail::build_kernels(c.model, p);
     work[i].params = count_parameters(c.model);
-    const long long micro_batches = p.micro_batch > 0 && p.dp > 0 ? p.global_batch / (p.micro_batch * p.dp) : 0;
-    alike[{p.tp, p.pp, p.dp, c.model.layers, micro_batches, p.virtual_stages, static_cast<long long>(p.recompute),
-           p.sequence_parallel ? 1 : 0, static_cast<long long>(p.precision), p.tp_async_backward ? 1 : 0,
-           static_cast<long long>(c.cluster.inter_node_Gbps * 1000), c.cluster.gpus_per_node}]
+    alike[{p.tp, p.pp, p.dp, c.model.layers, micro_batches_per_iteration(p), p.virtual_stages,
+           static_cast<long long>(p.recompute), p.sequence_parallel ? 1 : 0, static_cast<long long>(p.precision),
+           p.tp_async_backward ? 1 : 0, static_cast<long long>(c.cluster.inter_node_Gbps * 1000),
+           c.cluster.gpus_per_node}]
         .push_back(i);
   }
   struct Found {
