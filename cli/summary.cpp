@@ -56,9 +56,9 @@ std::string summary(const SimResult& r) {
       p.sequence_parallel ? ", sequence parallel" : "");
   out += "\n";
   add("  iteration time   %s", format_duration(r.iteration_time_s).c_str());
-  if (r.accuracy.measured_runs > 0)
+  if (r.accuracy.runs > 0)
     add("  (mean error %.1f%% on %d measured %s runs%s)", r.accuracy.mape_percent,
-        r.accuracy.measured_runs, r.accuracy.set.c_str(),
+        r.accuracy.runs, r.accuracy.set.c_str(),
         r.accuracy.held_out ? ", held out of the fit" : " the profile was fitted to");
   out += "\n";
   add("  throughput       %s tokens/s, %.1f TFLOP/s per GPU\n", format_number(r.tokens_per_s).c_str(),

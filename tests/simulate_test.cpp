@@ -218,7 +218,7 @@ TEST_CASE("simulate: a result carries the profile's recorded error on measured r
   CHECK(one.accuracy.held_out);
   for (const json& e : held) {
     if (e["set"] == "single-node") {
-      CHECK(one.accuracy.measured_runs == e["runs"].get<int>());
+      CHECK(one.accuracy.runs == e["runs"].get<int>());
       CHECK(one.accuracy.mape_percent == e["mape_percent"].get<double>());
     }
   }
@@ -246,6 +246,6 @@ TEST_CASE("simulate: a result carries the profile's recorded error on measured r
   auto none = parse_profile(pj);
   REQUIRE(none.ok());
   SimResult unknown = test::simulate_ok(test::parse_ok(test::small_config()), &none.value());
-  CHECK(unknown.accuracy.measured_runs == 0);
+  CHECK(unknown.accuracy.runs == 0);
   CHECK_FALSE(to_json(unknown).contains("accuracy"));
 }

@@ -68,9 +68,9 @@ json to_json(const SimResult& r, bool include_timeline) {
         {"dp_nodes", r.details.dp_nodes}}},
       {"config", to_json(r.config)},
       {"warnings", r.warnings}};
-  if (r.accuracy.measured_runs > 0) {
+  if (r.accuracy.runs > 0) {
     j["accuracy"] = {{"mape_percent", r.accuracy.mape_percent},
-                     {"measured_runs", r.accuracy.measured_runs},
+                     {"measured_runs", r.accuracy.runs},
                      {"held_out", r.accuracy.held_out},
                      {"set", r.accuracy.set}};
   }

@@ -392,7 +392,7 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   const char* set = cl.num_gpus <= cl.gpus_per_node ? "single-node" : "multi-node";
   for (const ProfileAccuracy& a : prof->accuracy) {
     if (a.set != set) continue;
-    r.accuracy = {a.mape_percent, a.runs, a.held_out, a.set};
+    r.accuracy = a;
     break;
   }
 

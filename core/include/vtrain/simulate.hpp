@@ -62,15 +62,6 @@ struct SimDetails {
   int dp_nodes = 1;              // nodes one data-parallel group spans
 };
 
-// How close the profile's predictions came to measured runs like this one: the runs on one node
-// for a plan that fits on one node, the runs across nodes otherwise.
-struct PredictionAccuracy {
-  double mape_percent = 0;           // mean absolute error over those runs (%); 0: none recorded
-  int measured_runs = 0;             // (count); 0 when the profile records no accuracy
-  bool held_out = false;             // predicted by fits that had not seen them (cross-validation)
-  std::string set;                   // "single-node" or "multi-node"
-};
-
 struct SimResult {
   SimConfig config;              // as simulated, bandwidths resolved
   int micro_batches = 1;         // per iteration per replica
@@ -97,7 +88,9 @@ struct SimResult {
   double cost_usd = 0;           // when a price is given
   double energy_MWh = 0;         // GPU-hours at board power
   SimDetails details;
-  PredictionAccuracy accuracy;
+  // How close the profile's predictions came to measured runs like this one: the runs on one
+  // node for a plan that fits on one node, the runs across nodes otherwise (runs 0: none recorded).
+  ProfileAccuracy accuracy;
   bool timeline_included = false;
   std::vector<std::vector<TimelineBlock>> timeline;  // per stage
   std::vector<std::string> warnings;
