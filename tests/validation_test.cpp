@@ -71,6 +71,25 @@ TEST_CASE("validation: bad measurement files are errors that name line and colum
   auto report = validate_runs(product.value(), ValidationSetup{});
   REQUIRE_FALSE(report.ok());
   CHECK(report.errors().front().pointer == "/line/2/# GPUs");
+
+  // Counts past what a config may hold are rejected before they reach the simulator's arithmetic
+  // (4e9 sequences would wrap a 32-bit count).
+  auto huge = parse_measurements(std::string(kHeader) + "8,4000000000,2,1024,16,12,1024,2,2,2,100\n");
+  REQUIRE_FALSE(huge.ok());
+  CHECK(huge.errors().front().code == "range");
+  CHECK(huge.errors().front().pointer == "/line/2/global batch");
+  auto wide = parse_measurements(std::string(kHeader) + "8,16,2,3000000000,16,12,1024,2,2,2,100\n");
+  REQUIRE_FALSE(wide.ok());
+  CHECK(wide.errors().front().pointer == "/line/2/hidden size");
+  auto at_limit = parse_measurements(std::string(kHeader) + "8,1000000000,2,1024,16,12,1024,2,2,2,100\n");
+  CHECK(at_limit.ok());
+
+  // A value beyond the header's columns is an error; a trailing separator is not.
+  auto extra = parse_measurements(std::string(kHeader) + "8,16,2,1024,16,12,1024,2,2,2,100,7\n");
+  REQUIRE_FALSE(extra.ok());
+  CHECK(extra.errors().front().code == "extra_value");
+  CHECK(extra.errors().front().pointer == "/line/2");
+  CHECK(parse_measurements(std::string(kHeader) + "8,16,2,1024,16,12,1024,2,2,2,100,\n").ok());
 }
 
 TEST_CASE("validation: optional columns set a run up otherwise than the validation setup") {

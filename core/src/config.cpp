@@ -89,13 +89,13 @@ std::vector<ModelPreset> build_presets() {
 }
 
 void read_model_fields(ObjectReader& r, ModelConfig& m) {
-  r.read("layers", m.layers, 1, 100000);
-  r.read("hidden", m.hidden, 1, 10000000);
-  r.read("heads", m.heads, 1, 100000);
-  r.read("kv_heads", m.kv_heads, 1, 100000);
-  r.read("seq_len", m.seq_len, 1, 100000000);
-  r.read("vocab", m.vocab, 1, 100000000);
-  r.read("ffn_hidden", m.ffn_hidden, 1, 100000000);
+  r.read("layers", m.layers, 1, limits::layers);
+  r.read("hidden", m.hidden, 1, limits::hidden);
+  r.read("heads", m.heads, 1, limits::heads);
+  r.read("kv_heads", m.kv_heads, 1, limits::heads);
+  r.read("seq_len", m.seq_len, 1, limits::seq_len);
+  r.read("vocab", m.vocab, 1, limits::vocab);
+  r.read("ffn_hidden", m.ffn_hidden, 1, limits::ffn_hidden);
   r.read_enum("mlp", m.mlp, {{"gelu", Mlp::gelu}, {"swiglu", Mlp::swiglu}});
   r.read("tied_embeddings", m.tied_embeddings);
   r.read_enum("norm", m.norm, {{"layernorm", Norm::layernorm}, {"rmsnorm", Norm::rmsnorm}});
@@ -150,8 +150,8 @@ void parse_model(const json* j, ModelConfig& m, Diagnostics& errors) {
 void parse_cluster(const json* j, ClusterConfig& c, Diagnostics& errors) {
   ObjectReader r(j, "/cluster", errors);
   r.read("gpu", c.gpu);
-  r.read("num_gpus", c.num_gpus, 1, 100000000);
-  r.read("gpus_per_node", c.gpus_per_node, 1, 4096);
+  r.read("num_gpus", c.num_gpus, 1, limits::num_gpus);
+  r.read("gpus_per_node", c.gpus_per_node, 1, limits::gpus_per_node);
   r.read("intra_node_GBps", c.intra_node_GBps, 0.0, 1e6, true);
   r.read("inter_node_Gbps", c.inter_node_Gbps, 0.0, 1e8, true);
   r.read("price_per_gpu_hour_usd", c.price_per_gpu_hour_usd, 0.0, 1e6);
@@ -160,15 +160,15 @@ void parse_cluster(const json* j, ClusterConfig& c, Diagnostics& errors) {
 
 void parse_plan(const json* j, PlanConfig& p, Diagnostics& errors) {
   ObjectReader r(j, "/plan", errors);
-  r.read("tp", p.tp, 1, 1000000);
-  r.read("pp", p.pp, 1, 1000000);
-  r.read("dp", p.dp, 1, 100000000);
-  r.read("micro_batch", p.micro_batch, 1, 100000000);
-  r.read("global_batch", p.global_batch, 1, 1000000000);
+  r.read("tp", p.tp, 1, limits::tp);
+  r.read("pp", p.pp, 1, limits::pp);
+  r.read("dp", p.dp, 1, limits::dp);
+  r.read("micro_batch", p.micro_batch, 1, limits::micro_batch);
+  r.read("global_batch", p.global_batch, 1, limits::global_batch);
   r.read_enum("recompute", p.recompute,
               {{"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}});
   r.read("sequence_parallel", p.sequence_parallel);
-  r.read("virtual_stages", p.virtual_stages, 1, 100000);
+  r.read("virtual_stages", p.virtual_stages, 1, limits::virtual_stages);
   r.read("zero_stage", p.zero_stage, 0, 1);
   r.read("dp_overlap", p.dp_overlap);
   r.read_enum("attention", p.attention, {{"flash", Attention::flash}, {"unfused", Attention::unfused}});

@@ -104,12 +104,12 @@ void check_each(const std::vector<int>& values, const json* given, const std::st
 
 void parse_options(const json* j, const SimConfig& c, ExploreOptions& o, Diagnostics& errors) {
   ObjectReader r(j, "/explore", errors);
-  read_int_list(r, "tp", o.tp, 1, 1000000);
+  read_int_list(r, "tp", o.tp, 1, limits::tp);
   r.read("tp_across_nodes", o.tp_across_nodes);
-  read_int_list(r, "pp", o.pp, 1, 1000000);
-  read_int_list(r, "virtual_stages", o.virtual_stages, 1, 100000);
-  read_int_list(r, "dp", o.dp, 1, 100000000);
-  read_int_list(r, "micro_batch", o.micro_batch, 1, 100000000);
+  read_int_list(r, "pp", o.pp, 1, limits::pp);
+  read_int_list(r, "virtual_stages", o.virtual_stages, 1, limits::virtual_stages);
+  read_int_list(r, "dp", o.dp, 1, limits::dp);
+  read_int_list(r, "micro_batch", o.micro_batch, 1, limits::micro_batch);
   read_recompute_list(r, "recompute", o.recompute);
   read_bool_list(r, "sequence_parallel", o.sequence_parallel);
   read_int_list(r, "zero_stage", o.zero_stage, 0, 1);
@@ -208,9 +208,10 @@ Outcome<ExploreRequest> parse_explore_request(const json& input) {
     j["cluster"].erase("num_gpus");
     if (!v.is_number() || v.get<double>() != std::floor(v.get<double>()))
       errors.push_back(make_diagnostic("type", "/cluster/num_gpus", "must be a whole number (the most GPUs a plan may use)"));
-    else if (v.get<double>() < 1 || v.get<double>() > 1e8)
+    else if (v.get<double>() < 1 || v.get<double>() > limits::num_gpus)
       errors.push_back(make_diagnostic("range", "/cluster/num_gpus",
-                                       "must be between 1 and 100000000 (the most GPUs a plan may use), got " +
+                                       "must be between 1 and " + std::to_string(limits::num_gpus) +
+                                           " (the most GPUs a plan may use), got " +
                                            detail::describe_number(v.get<double>())));
     else
       max_gpus = static_cast<int>(v.get<double>());

@@ -194,8 +194,9 @@ Outcome<OptimalRequest> parse_optimal_request(const json& input) {
     int max_gpus = 0;
     if (probe.contains("cluster") && probe["cluster"].is_object() && probe["cluster"].contains("num_gpus")) {
       const json v = probe["cluster"]["num_gpus"];
-      if (v.is_number_integer() && v.get<long long>() >= 1 && v.get<long long>() <= 100000000) max_gpus = v.get<int>();
-      else e.push_back(make_diagnostic("range", "/cluster/num_gpus", "must be a whole number from 1 to 100000000"));
+      if (v.is_number_integer() && v.get<long long>() >= 1 && v.get<long long>() <= limits::num_gpus) max_gpus = v.get<int>();
+      else e.push_back(make_diagnostic("range", "/cluster/num_gpus",
+                                       "must be a whole number from 1 to " + std::to_string(limits::num_gpus)));
       probe["cluster"].erase("num_gpus");
     } else {
       e.push_back(make_diagnostic("missing", "/cluster/num_gpus", "is required: the most GPUs a plan may use"));
@@ -255,9 +256,9 @@ Outcome<OptimalRequest> parse_optimal_request(const json& input) {
   {
     ObjectReader r(top.child("explore"), "/explore", e);
     ExploreOptions& o = req.explore;
-    detail::read_int_list(r, "tp", o.tp, 1, 1000000);
-    detail::read_int_list(r, "micro_batch", o.micro_batch, 1, 100000000);
-    detail::read_int_list(r, "virtual_stages", o.virtual_stages, 1, 100000);
+    detail::read_int_list(r, "tp", o.tp, 1, limits::tp);
+    detail::read_int_list(r, "micro_batch", o.micro_batch, 1, limits::micro_batch);
+    detail::read_int_list(r, "virtual_stages", o.virtual_stages, 1, limits::virtual_stages);
     detail::read_recompute_list(r, "recompute", o.recompute);
     r.read("tp_across_nodes", o.tp_across_nodes);
     r.finish();

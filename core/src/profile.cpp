@@ -66,7 +66,7 @@ Outcome<Profile> parse_profile(const json& j) {
     r.read("board_power_W", p.board_power_W, 0.0, 1e6);
     r.read("intra_node_GBps", p.intra_node_GBps, 0.0, 1e6, true);
     r.read("inter_node_Gbps", p.inter_node_Gbps, 0.0, 1e8, true);
-    r.read("gpus_per_node", p.gpus_per_node, 1, 4096);
+    r.read("gpus_per_node", p.gpus_per_node, 1, limits::gpus_per_node);
     r.finish();
   }
   {

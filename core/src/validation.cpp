@@ -38,6 +38,9 @@ std::vector<std::string> split_line(std::string_view line) {
 const char* const kRunColumns[] = {"Parameters (billion)", "# GPUs", "global batch", "micro batch", "hidden size",
                                    "attention heads", "# layers", "sequence length", "tensor parallelism",
                                    "data parallelism", "pipeline parallelism", "iteration time (ms)"};
+// The most each whole-number column may hold: the same limits as the config's fields.
+const int kRunColumnMax[] = {0, limits::num_gpus, limits::global_batch, limits::micro_batch, limits::hidden,
+                             limits::heads, limits::layers, limits::seq_len, limits::tp, limits::dp, limits::pp, 0};
 // A note column that is carried along unread.
 const char* const kNoteColumn = "source";
 
@@ -105,9 +108,11 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
       }
     } else {
       char* stop = nullptr;
-      const long v = std::strtol(s.c_str(), &stop, 10);
-      if (s.empty() || stop != s.c_str() + s.size() || v < 1 || v > 100000000) {
-        errors.push_back(make_diagnostic("value", pointer, "must be a whole number from 1, got \"" + s + "\""));
+      const long long v = std::strtoll(s.c_str(), &stop, 10);
+      const int most = name == "vocabulary" ? limits::vocab : limits::virtual_stages;
+      if (s.empty() || stop != s.c_str() + s.size() || v < 1 || v > most) {
+        errors.push_back(make_diagnostic("value", pointer,
+                                         "must be a whole number from 1 to " + std::to_string(most) + ", got \"" + s + "\""));
         ok = false;
       } else if (name == "vocabulary") {
         r.vocab = static_cast<int>(v);
@@ -169,6 +174,14 @@ Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view text) {
     r.line = line_no;
     double values[12] = {};
     bool ok = true;
+    for (size_t i = header.size(); i < cells.size(); ++i) {
+      if (cells[i].empty()) continue;  // a trailing separator leaves empty cells: nothing is lost
+      errors.push_back(make_diagnostic("extra_value", "/line/" + std::to_string(line_no),
+                                       "the line has a value in column " + std::to_string(i + 1) + " (\"" + cells[i] +
+                                           "\") but the header names " + std::to_string(header.size()) + " columns"));
+      ok = false;
+      break;
+    }
     for (int k = 0; k < 12; ++k) {
       if (cols[k].index < 0) continue;
       const std::string pointer = "/line/" + std::to_string(line_no) + "/" + cols[k].name;
@@ -187,6 +200,12 @@ Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view text) {
       }
       if (k >= 1 && k <= 10 && v != std::floor(v)) {
         errors.push_back(make_diagnostic("value", pointer, "must be a whole number, got \"" + s + "\""));
+        ok = false;
+        continue;
+      }
+      if (k >= 1 && k <= 10 && v > kRunColumnMax[k]) {
+        errors.push_back(make_diagnostic("range", pointer,
+                                         "must be at most " + std::to_string(kRunColumnMax[k]) + ", got \"" + s + "\""));
         ok = false;
         continue;
       }

@@ -19,6 +19,25 @@ enum class Attention { flash, unfused };
 enum class Precision { fp16, bf16 };
 enum class Placement { tp_dp_pp, tp_pp_dp };
 
+// Largest value of each whole-number field (count). The JSON reader and the measurement files
+// both reject anything above, so that every product the simulator forms stays in range.
+namespace limits {
+inline constexpr int layers = 100000;
+inline constexpr int hidden = 10000000;
+inline constexpr int heads = 100000;
+inline constexpr int seq_len = 100000000;
+inline constexpr int vocab = 100000000;
+inline constexpr int ffn_hidden = 100000000;
+inline constexpr int num_gpus = 100000000;
+inline constexpr int gpus_per_node = 4096;
+inline constexpr int tp = 1000000;
+inline constexpr int pp = 1000000;
+inline constexpr int dp = 100000000;
+inline constexpr int micro_batch = 100000000;
+inline constexpr int global_batch = 1000000000;
+inline constexpr int virtual_stages = 100000;
+}  // namespace limits
+
 struct ModelConfig {
   std::string name = "custom";      // preset name, or "custom"
   int layers = 96;                  // transformer layers (count)
