@@ -65,7 +65,7 @@ double time_sweep(const ExploreRequest& req, int threads, int runs, ExploreResul
 
 // The explorer's floors: vTrain's 294-plan case study, and every valid plan of GPT-3 175B on up
 // to 1024 GPUs.
-bool bench_sweeps(const Args& args, json& rows) {
+bool bench_sweeps(int threads, bool quiet, json& rows) {
   struct Sweep {
     const char* name;
     json request;
@@ -75,8 +75,6 @@ bool bench_sweeps(const Args& args, json& rows) {
   const Sweep sweeps[] = {
       {"explore --case mt-nlg (vTrain case study 1)", json{{"case", "mt-nlg"}}, 0.5, 5},
       {"explore gpt3-175b (every plan, <= 1024 GPUs)", json::parse(find_example("gpt3-175b")->json_text), 5.0, 3}};
-  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (args.has("threads")) threads = std::max(1, std::atoi(args.get("threads").c_str()));
   bool all_ok = true;
   for (const auto& sw : sweeps) {
     auto req = parse_explore_request(sw.request);
@@ -101,7 +99,7 @@ bool bench_sweeps(const Args& args, json& rows) {
                     {"threads", threads},
                     {"floor_s", sw.floor_s},
                     {"meets_floor", ok}});
-    if (!args.has("json"))
+    if (!quiet)
       std::printf("%-46s %7lld plans (%lld simulated) in %6.3f s on %d threads (median of %d)  floor %.1f s: %s\n",
                   sw.name, result.stats.plans, result.stats.simulated, t, threads, sw.runs, sw.floor_s,
                   ok ? "ok" : "MISSED");
@@ -112,6 +110,8 @@ bool bench_sweeps(const Args& args, json& rows) {
 }  // namespace
 
 int run_bench(const Args& args) {
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (!whole_option(args, "threads", 1, 1024, threads)) return 2;
   const BenchCase cases[] = {{"mt-nlg-530b (8,12,35) gbs 1920 mbs 1", "mt-nlg-530b"},
                              {"gpt3-175b (8,16,8) gbs 1536 mbs 1", "gpt3-175b"}};
   json rows = json::array();
@@ -138,7 +138,7 @@ int run_bench(const Args& args) {
                   floor_s * 1e6, ok ? "ok" : "MISSED");
   }
   json sweeps = json::array();
-  all_ok = bench_sweeps(args, sweeps) && all_ok;
+  all_ok = bench_sweeps(threads, args.has("json"), sweeps) && all_ok;
   if (args.has("json")) std::printf("%s\n", json{{"simulate", rows}, {"explore", sweeps}}.dump(2).c_str());
   return all_ok ? 0 : 1;
 }

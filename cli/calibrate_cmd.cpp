@@ -95,21 +95,11 @@ int run_calibrate(const Args& args) {
   };
   const std::string shared = args.get("shared", default_shared_dir());
   const std::string out_dir = args.get("out-dir", std::string(VTRAIN_SOURCE_DIR) + "/profiles");
-  const int threads = std::atoi(args.get("threads", std::to_string(std::max(1u, std::thread::hardware_concurrency()))).c_str());
-  auto count = [&](const char* name, const char* fallback, int& out) {
-    const std::string v = args.get(name, fallback);
-    char* end = nullptr;
-    const long n = std::strtol(v.c_str(), &end, 10);
-    if (v.empty() || *end != '\0' || n < 1 || n > 1000000) {
-      std::fprintf(stderr, "error: --%s: must be a whole number from 1 to 1000000, got \"%s\"\n", name, v.c_str());
-      return false;
-    }
-    out = static_cast<int>(n);
-    return true;
-  };
-  int max_evals = 0, starts = 0;
-  if (!count("max-evals", "4000", max_evals) || !count("starts", "1", starts)) return 2;
-  const int folds = std::atoi(args.get("cv", "0").c_str());
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int max_evals = 4000, starts = 1, folds = 0;  // folds 0: no cross-validation
+  if (!whole_option(args, "threads", 1, 1024, threads) || !whole_option(args, "max-evals", 1, 1000000, max_evals) ||
+      !whole_option(args, "starts", 1, 1000000, starts) || !whole_option(args, "cv", 2, 100, folds))
+    return 2;
   ValidationSetup setup;
   if (!apply_setup_options(args, setup)) return 2;
   // A fixed starting point makes the fit repeatable: the bundled profile's hardware figures and

@@ -260,14 +260,7 @@ int run_explore(const Args& args) {
   if (args.has("top") && (!number_option(args, "top", top) || top < 0)) return 2;
   ExploreControl control;
   control.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (args.has("threads")) {
-    if (!number_option(args, "threads", x)) return 2;
-    if (x < 1 || x > 1024 || x != static_cast<int>(x)) {
-      std::fprintf(stderr, "error: --threads must be a whole number from 1 to 1024\n");
-      return 2;
-    }
-    control.threads = static_cast<int>(x);
-  }
+  if (!whole_option(args, "threads", 1, 1024, control.threads)) return 2;
   auto result = explore(req.value(), control);
   if (!result.ok()) {
     print_errors(result.errors());

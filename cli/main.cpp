@@ -1,6 +1,8 @@
 // vtrain command line: simulate, bench, presets, profiles.
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -27,6 +29,21 @@ std::string Args::get(const std::string& name, const std::string& fallback) cons
   for (const auto& [k, v] : options)
     if (k == name) return v;
   return fallback;
+}
+
+bool whole_option(const Args& args, const char* name, long long lo, long long hi, int& out) {
+  if (!args.has(name)) return true;
+  const std::string v = args.get(name);
+  char* end = nullptr;
+  errno = 0;
+  const long long n = std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || errno == ERANGE || n < lo || n > hi) {
+    std::fprintf(stderr, "error: --%s: must be a whole number from %lld to %lld, got \"%s\"\n", name, lo, hi,
+                 v.c_str());
+    return false;
+  }
+  out = static_cast<int>(n);
+  return true;
 }
 
 bool load_config_text(const std::string& arg, std::string& text, std::string& error) {

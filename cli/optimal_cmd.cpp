@@ -50,7 +50,7 @@ int run_optimal(const Args& args) {
   }
   OptimalControl control;
   control.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (args.has("threads")) control.threads = std::max(1, std::atoi(args.get("threads").c_str()));
+  if (!whole_option(args, "threads", 1, 1024, control.threads)) return 2;
   auto result = optimal(req.value(), control);
   if (!result.ok()) {
     print_errors(result.errors());

@@ -41,12 +41,10 @@ bool apply_setup_options(const Args& args, ValidationSetup& setup) {
     return true;
   };
   if (args.has("gpu")) setup.gpu = args.get("gpu");
-  double gpn = setup.gpus_per_node, vocab = setup.vocab;
-  if (!number("gpus-per-node", gpn) || !number("intra-node-GBps", setup.intra_node_GBps) ||
-      !number("inter-node-Gbps", setup.inter_node_Gbps) || !number("vocab", vocab))
+  if (!whole_option(args, "gpus-per-node", 1, limits::gpus_per_node, setup.gpus_per_node) ||
+      !number("intra-node-GBps", setup.intra_node_GBps) || !number("inter-node-Gbps", setup.inter_node_Gbps) ||
+      !whole_option(args, "vocab", 1, limits::vocab, setup.vocab))
     return false;
-  setup.gpus_per_node = static_cast<int>(gpn);
-  setup.vocab = static_cast<int>(vocab);
   if (args.has("attention")) {
     const std::string a = args.get("attention");
     if (a != "flash" && a != "unfused") {

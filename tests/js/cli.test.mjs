@@ -117,6 +117,26 @@ test('an option a command does not take is an error naming it, not a silent defa
   assert.match(s.err, /simulate: unexpected argument "extra"/);
 });
 
+test('a count option that is not a whole number in range is an error, checked before any work', () => {
+  const cases = [
+    [['bench', '--threads', 'abc'], /--threads: must be a whole number from 1 to 1024, got "abc"/],
+    [['optimal', '--preset', 'vtrain-case3', '--threads', '0'], /--threads: must be a whole number from 1 to 1024, got "0"/],
+    [['explore', '--case', 'mt-nlg', '--threads', '2.5'], /--threads: must be a whole number from 1 to 1024, got "2.5"/],
+    [['calibrate', '--dry-run', '--threads', '-1'], /--threads: must be a whole number from 1 to 1024/],
+    [['calibrate', '--dry-run', '--cv', '1'], /--cv: must be a whole number from 2 to 100, got "1"/],
+    [['calibrate', '--dry-run', '--cv', '99999999999'], /--cv: must be a whole number from 2 to 100/],
+    [['calibrate', '--dry-run', '--starts', 'many'], /--starts: must be a whole number from 1 to 1000000/],
+    [['validate', 'runs.csv', '--vocab', '1e12'], /--vocab: must be a whole number from 1 to 100000000, got "1e12"/],
+    [['validate', 'runs.csv', '--gpus-per-node', '2.5'], /--gpus-per-node: must be a whole number from 1 to 4096/],
+  ];
+  for (const [argv, message] of cases) {
+    const r = run(...argv);
+    assert.equal(r.code, 2, argv.join(' '));
+    assert.match(r.err, message);
+    assert.equal(r.out, '', `${argv.join(' ')} printed results`);
+  }
+});
+
 test('every command answers --help with the usage, and does nothing else', () => {
   for (const cmd of ['simulate', 'bench', 'validate', 'calibrate', 'optimal', 'explore', 'presets', 'profiles']) {
     const r = run(cmd, '--help');
