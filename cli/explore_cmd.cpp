@@ -256,8 +256,8 @@ int run_explore(const Args& args) {
     print_errors(req.errors());
     return 1;
   }
-  double top = 20;
-  if (args.has("top") && (!number_option(args, "top", top) || top < 0)) return 2;
+  int top = 20;
+  if (!whole_option(args, "top", 0, 1000000, top)) return 2;
   ExploreControl control;
   control.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (!whole_option(args, "threads", 1, 1024, control.threads)) return 2;

@@ -122,6 +122,7 @@ test('a count option that is not a whole number in range is an error, checked be
     [['bench', '--threads', 'abc'], /--threads: must be a whole number from 1 to 1024, got "abc"/],
     [['optimal', '--preset', 'vtrain-case3', '--threads', '0'], /--threads: must be a whole number from 1 to 1024, got "0"/],
     [['explore', '--case', 'mt-nlg', '--threads', '2.5'], /--threads: must be a whole number from 1 to 1024, got "2.5"/],
+    [['explore', '--case', 'mt-nlg', '--top', '-1'], /--top: must be a whole number from 0 to 1000000, got "-1"/],
     [['calibrate', '--dry-run', '--threads', '-1'], /--threads: must be a whole number from 1 to 1024/],
     [['calibrate', '--dry-run', '--cv', '1'], /--cv: must be a whole number from 2 to 100, got "1"/],
     [['calibrate', '--dry-run', '--cv', '99999999999'], /--cv: must be a whole number from 2 to 100/],
