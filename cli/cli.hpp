@@ -19,6 +19,10 @@ struct Args {
   std::string get(const std::string& name, const std::string& fallback = "") const;
 };
 
+// Reads option `name` as a finite number (above 0 where `positive`) into `out`, which keeps its
+// value when the option is absent; false, with the rule printed, when the value is not one.
+bool number_option(const Args& args, const char* name, double& out, bool positive = false);
+
 // Reads option `name` as a whole number in [lo, hi] into `out`, which keeps its value when the
 // option is absent; false, with the rule printed, when the value is not one.
 bool whole_option(const Args& args, const char* name, long long lo, long long hi, int& out);

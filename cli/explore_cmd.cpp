@@ -196,18 +196,6 @@ void print_json(const json& j) {
   std::printf("\n}\n");
 }
 
-// Reads a number option; false (with a message) when it is not one.
-bool number_option(const Args& args, const char* name, double& out) {
-  const std::string s = args.get(name);
-  char* end = nullptr;
-  out = std::strtod(s.c_str(), &end);
-  if (s.empty() || *end != '\0') {
-    std::fprintf(stderr, "error: --%s needs a number, got \"%s\"\n", name, s.c_str());
-    return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 int run_explore(const Args& args) {

@@ -1,6 +1,7 @@
 // vtrain command line: simulate, bench, presets, profiles.
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -29,6 +30,20 @@ std::string Args::get(const std::string& name, const std::string& fallback) cons
   for (const auto& [k, v] : options)
     if (k == name) return v;
   return fallback;
+}
+
+bool number_option(const Args& args, const char* name, double& out, bool positive) {
+  if (!args.has(name)) return true;
+  const std::string v = args.get(name);
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end != '\0' || !std::isfinite(x) || (positive && !(x > 0))) {
+    std::fprintf(stderr, "error: --%s: must be a %snumber, got \"%s\"\n", name, positive ? "positive " : "",
+                 v.c_str());
+    return false;
+  }
+  out = x;
+  return true;
 }
 
 bool whole_option(const Args& args, const char* name, long long lo, long long hi, int& out) {

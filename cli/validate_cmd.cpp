@@ -29,20 +29,10 @@ bool read_file(const std::string& path, std::string& text) {
 // Applies --gpu, --gpus-per-node, --intra-node-GBps, --inter-node-Gbps, --vocab, --attention,
 // --precision to the setup; false (with a message printed) on a bad value.
 bool apply_setup_options(const Args& args, ValidationSetup& setup) {
-  auto number = [&](const char* name, double& out) {
-    if (!args.has(name)) return true;
-    char* end = nullptr;
-    const std::string v = args.get(name);
-    out = std::strtod(v.c_str(), &end);
-    if (v.empty() || *end != '\0' || !(out > 0)) {
-      std::fprintf(stderr, "error: --%s: must be a positive number, got \"%s\"\n", name, v.c_str());
-      return false;
-    }
-    return true;
-  };
   if (args.has("gpu")) setup.gpu = args.get("gpu");
   if (!whole_option(args, "gpus-per-node", 1, limits::gpus_per_node, setup.gpus_per_node) ||
-      !number("intra-node-GBps", setup.intra_node_GBps) || !number("inter-node-Gbps", setup.inter_node_Gbps) ||
+      !number_option(args, "intra-node-GBps", setup.intra_node_GBps, true) ||
+      !number_option(args, "inter-node-Gbps", setup.inter_node_Gbps, true) ||
       !whole_option(args, "vocab", 1, limits::vocab, setup.vocab))
     return false;
   if (args.has("attention")) {

@@ -129,6 +129,8 @@ test('a count option that is not a whole number in range is an error, checked be
     [['calibrate', '--dry-run', '--starts', 'many'], /--starts: must be a whole number from 1 to 1000000/],
     [['validate', 'runs.csv', '--vocab', '1e12'], /--vocab: must be a whole number from 1 to 100000000, got "1e12"/],
     [['validate', 'runs.csv', '--gpus-per-node', '2.5'], /--gpus-per-node: must be a whole number from 1 to 4096/],
+    [['validate', 'runs.csv', '--inter-node-Gbps', '-3'], /--inter-node-Gbps: must be a positive number, got "-3"/],
+    [['explore', '--case', 'mt-nlg', '--price', 'inf'], /--price: must be a number, got "inf"/],
   ];
   for (const [argv, message] of cases) {
     const r = run(...argv);
