@@ -204,6 +204,20 @@ TEST_CASE("simulate: odd but valid configs give finite results") {
   }
 }
 
+TEST_CASE("simulate: a profile whose rates nearly vanish is an error, not an infinite cost") {
+  Profile slow = *find_profile("a100-sxm4-80gb");
+  slow.gemm_max_efficiency = 1e-300;  // valid to the reader (above 0), absurd to the arithmetic
+  json j = test::small_config();
+  j["training"]["tokens"] = 1e18;
+  j["cluster"]["price_per_gpu_hour_usd"] = 2.0;
+  auto r = simulate(test::parse_ok(j), &slow);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.errors().front().code == "non_finite");
+  CHECK(r.errors().front().pointer == "/cluster/gpu");
+  // The same config with the bundled profile is fine.
+  CHECK(simulate(test::parse_ok(j)).ok());
+}
+
 TEST_CASE("simulate: a result carries the profile's recorded error on measured runs like it") {
   const Profile* bundled = find_profile("a100-sxm4-80gb");
   REQUIRE(bundled);

@@ -387,6 +387,15 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
     r.cost_usd = r.gpu_hours * cl.price_per_gpu_hour_usd;
     r.energy_MWh = r.gpu_hours * prof->board_power_W / 1e6;
   }
+  // A profile with rates near zero (a custom one: the bundled ones are fitted) can push a time
+  // past what a double holds; say so rather than print inf.
+  for (const double v : {r.iteration_time_s, r.training_days, r.gpu_hours, r.cost_usd, r.energy_MWh}) {
+    if (!std::isfinite(v) || !(iteration > 0))
+      return Outcome<SimResult>::fail("non_finite", "/cluster/gpu",
+                                      "/cluster/gpu: the profile \"" + prof->name +
+                                          "\" gives a time too large to represent; its rates (peak, efficiencies, "
+                                          "bandwidths) are too close to zero");
+  }
 
   // What the profile's calibration says about runs like this one.
   const char* set = cl.num_gpus <= cl.gpus_per_node ? "single-node" : "multi-node";
