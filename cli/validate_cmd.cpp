@@ -54,8 +54,14 @@ bool load_profile_option(const Args& args, Profile& out, bool& has) {
     std::fprintf(stderr, "error: --profile: cannot read %s\n", args.get("profile").c_str());
     return false;
   }
-  auto parsed = parse_profile(json::parse(text, nullptr, false));
+  const json j = json::parse(text, nullptr, false);
+  if (j.is_discarded()) {
+    std::fprintf(stderr, "error: --profile: %s is not valid JSON\n", args.get("profile").c_str());
+    return false;
+  }
+  auto parsed = parse_profile(j);
   if (!parsed.ok()) {
+    std::fprintf(stderr, "error: --profile: %s is not a valid profile:\n", args.get("profile").c_str());
     print_errors(parsed.errors());
     return false;
   }

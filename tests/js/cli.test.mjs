@@ -117,6 +117,20 @@ test('an option a command does not take is an error naming it, not a silent defa
   assert.match(s.err, /simulate: unexpected argument "extra"/);
 });
 
+test('--profile names the file when it is not JSON or not a profile', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'vtrain-profile-'));
+  const notJson = path.join(dir, 'p.json');
+  writeFileSync(notJson, 'not json');
+  const a = run('simulate', 'gpt3-175b', '--profile', notJson);
+  assert.equal(a.code, 2);
+  assert.match(a.err, /--profile: .*p\.json is not valid JSON/);
+  const notProfile = path.join(dir, 'q.json');
+  writeFileSync(notProfile, '{"name": "x", "hardware": {"sm_count": 0}}');
+  const b = run('validate', 'runs.csv', '--profile', notProfile);
+  assert.equal(b.code, 2);
+  assert.match(b.err, /--profile: .*q\.json is not a valid profile:\n.*\/hardware\/sm_count/);
+});
+
 test('a count option that is not a whole number in range is an error, checked before any work', () => {
   const cases = [
     [['bench', '--threads', 'abc'], /--threads: must be a whole number from 1 to 1024, got "abc"/],
