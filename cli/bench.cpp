@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -110,8 +109,8 @@ bool bench_sweeps(int threads, bool quiet, json& rows) {
 }  // namespace
 
 int run_bench(const Args& args) {
-  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (!whole_option(args, "threads", 1, 1024, threads)) return 2;
+  int threads = 1;
+  if (!threads_option(args, threads)) return 2;
   const BenchCase cases[] = {{"mt-nlg-530b (8,12,35) gbs 1920 mbs 1", "mt-nlg-530b"},
                              {"gpt3-175b (8,16,8) gbs 1536 mbs 1", "gpt3-175b"}};
   json rows = json::array();

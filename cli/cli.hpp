@@ -27,6 +27,10 @@ bool number_option(const Args& args, const char* name, double& out, bool positiv
 // option is absent; false, with the rule printed, when the value is not one.
 bool whole_option(const Args& args, const char* name, long long lo, long long hi, int& out);
 
+// --threads: this machine's hardware threads unless given, 1 to 1024; false, with the rule
+// printed, on a bad value.
+bool threads_option(const Args& args, int& out);
+
 // Reads a config argument: a JSON file path, or the name of a bundled example.
 bool load_config_text(const std::string& arg, std::string& text, std::string& error);
 

@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -247,8 +246,7 @@ int run_explore(const Args& args) {
   int top = 20;
   if (!whole_option(args, "top", 0, 1000000, top)) return 2;
   ExploreControl control;
-  control.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (!whole_option(args, "threads", 1, 1024, control.threads)) return 2;
+  if (!threads_option(args, control.threads)) return 2;
   auto result = explore(req.value(), control);
   if (!result.ok()) {
     print_errors(result.errors());

@@ -1,5 +1,6 @@
 // vtrain command line: simulate, bench, presets, profiles.
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -7,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include "cli.hpp"
@@ -59,6 +61,11 @@ bool whole_option(const Args& args, const char* name, long long lo, long long hi
   }
   out = static_cast<int>(n);
   return true;
+}
+
+bool threads_option(const Args& args, int& out) {
+  out = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return whole_option(args, "threads", 1, 1024, out);
 }
 
 bool load_config_text(const std::string& arg, std::string& text, std::string& error) {

@@ -1,7 +1,6 @@
 // vtrain optimal: the model size a budget really buys, against the FLOP-only scaling-law answer.
 
 #include <cstdio>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -49,8 +48,7 @@ int run_optimal(const Args& args) {
     return 1;
   }
   OptimalControl control;
-  control.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (!whole_option(args, "threads", 1, 1024, control.threads)) return 2;
+  if (!threads_option(args, control.threads)) return 2;
   auto result = optimal(req.value(), control);
   if (!result.ok()) {
     print_errors(result.errors());

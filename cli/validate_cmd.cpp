@@ -26,8 +26,8 @@ bool read_file(const std::string& path, std::string& text) {
   return true;
 }
 
-// Applies --gpu, --gpus-per-node, --intra-node-GBps, --inter-node-Gbps, --vocab, --attention,
-// --precision to the setup; false (with a message printed) on a bad value.
+// Applies --gpu, --gpus-per-node, --intra-node-GBps, --inter-node-Gbps, --vocab and --attention
+// to the setup; false (with a message printed) on a bad value.
 bool apply_setup_options(const Args& args, ValidationSetup& setup) {
   if (args.has("gpu")) setup.gpu = args.get("gpu");
   if (!whole_option(args, "gpus-per-node", 1, limits::gpus_per_node, setup.gpus_per_node) ||
