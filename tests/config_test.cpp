@@ -171,3 +171,17 @@ TEST_CASE("config: to_json round-trips") {
   SimConfig back = test::parse_ok(to_json(c));
   CHECK(to_json(back) == to_json(c));
 }
+
+TEST_CASE("config: a description is kept for its readers and checked like any field") {
+  json j = test::small_config();
+  j["description"] = "GPT on one node, for a quick look";
+  SimConfig c = test::parse_ok(j);
+  CHECK(c.description == "GPT on one node, for a quick look");
+  CHECK(to_json(c)["description"] == "GPT on one node, for a quick look");
+  CHECK_FALSE(to_json(test::parse_ok(test::small_config())).contains("description"));
+
+  j["description"] = 5;
+  CHECK(names(errors_of(j), "/description", "type"));
+  j["description"] = std::string(limits::description_chars + 1, 'x');
+  CHECK(names(errors_of(j), "/description", "range"));
+}

@@ -203,6 +203,11 @@ Outcome<SimConfig> parse_sim_config(const json& j) {
   SimConfig c;
   if (!j.is_object()) return Outcome<SimConfig>::fail("type", "", "/: the config must be a JSON object");
   ObjectReader top(&j, "", errors);
+  top.read("description", c.description);
+  if (c.description.size() > limits::description_chars)
+    errors.push_back(make_diagnostic("range", "/description",
+                                     "must be at most " + std::to_string(limits::description_chars) +
+                                         " bytes long, got " + std::to_string(c.description.size())));
   const json* model = top.child("model");
   if (!model) {
     errors.push_back(make_diagnostic("missing", "/model", "is required (a preset name or an object)"));
@@ -355,6 +360,7 @@ json to_json(const SimConfig& c) {
         {"tp_async_backward", p.tp_async_backward}}},
       {"training", {{"tokens", c.training.tokens}}},
       {"output", {{"timeline", c.output.timeline}}}};
+  if (!c.description.empty()) j["description"] = c.description;
   // Bandwidths not yet resolved against a profile stay implicit (the profile's).
   if (c.cluster.intra_node_GBps <= 0) j["cluster"].erase("intra_node_GBps");
   if (c.cluster.inter_node_Gbps <= 0) j["cluster"].erase("inter_node_Gbps");

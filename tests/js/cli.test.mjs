@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -34,6 +34,22 @@ test('simulate --json prints the result contract for every example', () => {
     assert.equal(typeof j.fits_in_memory, 'boolean');
     assert.ok(j.training_days > 0 && j.cost_usd > 0);
     assert.equal(j.timeline.length, j.config.plan.pp);
+  }
+});
+
+test('simulate reads each file of examples/ as it stands, description included', () => {
+  const dir = path.join(root, 'examples');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+  assert.ok(files.length >= 4, files.join(', '));
+  for (const f of files) {
+    const file = path.join(dir, f);
+    const r = run('simulate', file, '--json', '--no-timeline');
+    assert.equal(r.code, 0, `${f}: ${r.err}`);
+    const j = JSON.parse(r.out);
+    assert.equal(j.config.description, JSON.parse(readFileSync(file, 'utf8')).description, f);
+    // The same run as the bundled example of that name.
+    const named = JSON.parse(run('simulate', f.replace(/\.json$/, ''), '--json', '--no-timeline').out);
+    assert.equal(j.iteration_time_s, named.iteration_time_s, f);
   }
 });
 

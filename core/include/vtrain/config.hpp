@@ -36,6 +36,7 @@ inline constexpr int dp = 100000000;
 inline constexpr int micro_batch = 100000000;
 inline constexpr int global_batch = 1000000000;
 inline constexpr int virtual_stages = 100000;
+inline constexpr size_t description_chars = 4096;
 }  // namespace limits
 
 struct ModelConfig {
@@ -96,6 +97,7 @@ struct OutputOptions {
 };
 
 struct SimConfig {
+  std::string description;  // what the config is, for its readers; the simulator does not use it
   ModelConfig model;
   ClusterConfig cluster;
   PlanConfig plan;
