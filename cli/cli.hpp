@@ -37,6 +37,10 @@ bool load_config_text(const std::string& arg, std::string& text, std::string& er
 // Reads and parses a JSON file (or bundled example) argument; prints why on failure.
 bool load_json_argument(const std::string& arg, nlohmann::json& out);
 
+// A result (`simulate --json`) or the calculator's Download JSON in place of a config: replaces
+// `j` by the config it holds and says so on stderr. Anything else is left as it is.
+void use_config_of_result(nlohmann::json& j, const std::string& arg);
+
 // Prints diagnostics to stderr, one per line.
 void print_errors(const Diagnostics& errors);
 void print_errors_json(const std::string& reply);

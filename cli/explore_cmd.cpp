@@ -207,6 +207,7 @@ int run_explore(const Args& args) {
     request = {{"case", args.get("case")}};
   } else if (!args.positional.empty()) {
     if (!load_json_argument(args.positional[0], request)) return 2;
+    use_config_of_result(request, args.positional[0]);
   } else {
     std::string names;
     for (const auto& n : explore_case_names()) names += (names.empty() ? "" : ", ") + n;

@@ -100,6 +100,24 @@ bool load_json_argument(const std::string& arg, json& out) {
   return true;
 }
 
+void use_config_of_result(json& j, const std::string& arg) {
+  if (!j.is_object() || j.contains("model") || j.contains("plan") || j.contains("case")) return;
+  const char* pointer = nullptr;
+  json config;
+  if (j.contains("config") && j["config"].is_object()) {
+    pointer = "/config";
+    config = j["config"];
+  } else if (j.contains("result") && j["result"].is_object() && j["result"].contains("config") &&
+             j["result"]["config"].is_object()) {
+    pointer = "/result/config";
+    config = j["result"]["config"];
+  }
+  if (!pointer) return;
+  std::fprintf(stderr, "note: %s is a result, not a config: using the config it holds (%s)\n", arg.c_str(),
+               pointer);
+  j = std::move(config);
+}
+
 void print_errors(const Diagnostics& errors) {
   for (const auto& d : errors) std::fprintf(stderr, "error: %s [%s]\n", d.message.c_str(), d.code.c_str());
 }
@@ -237,6 +255,7 @@ int cmd_simulate(const Args& args) {
   }
   json j;
   if (!load_json_argument(args.positional[0], j)) return 2;
+  use_config_of_result(j, args.positional[0]);
   auto config = parse_sim_config(j);
   if (!config.ok()) {
     print_errors(config.errors());

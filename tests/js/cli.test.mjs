@@ -53,6 +53,24 @@ test('simulate reads each file of examples/ as it stands, description included',
   }
 });
 
+test('simulate reruns a result, or the calculator download, from the config it holds', () => {
+  const first = run('simulate', 'llama3-8b', '--json', '--no-timeline');
+  assert.equal(first.code, 0, first.err);
+  const result = JSON.parse(first.out);
+  for (const [doc, pointer] of [[result, '/config'], [{ link: 'http://localhost/?model=llama3-8b', result }, '/result/config']]) {
+    const file = writeConfig(doc);
+    const r = run('simulate', file, '--json');
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.err, new RegExp(`is a result, not a config: using the config it holds \\(${pointer}\\)`));
+    assert.equal(JSON.parse(r.out).iteration_time_s, result.iteration_time_s);
+  }
+  // Not a result: the config's own errors, no note.
+  const r = run('simulate', writeConfig({ config: 5 }));
+  assert.equal(r.code, 1);
+  assert.doesNotMatch(r.err, /is a result/);
+  assert.match(r.err, /\/model: is required/);
+});
+
 test('simulate prints a readable summary', () => {
   const r = run('simulate', 'gpt3-175b');
   assert.equal(r.code, 0, r.err);
