@@ -110,7 +110,9 @@ test('validate rejects a bad file with the line and column named', () => {
   assert.equal(missing.code, 2);
 });
 
-test('the calibration sets validate within the accuracy floors', (t) => {
+// Multi-node: the floor of 8%. Single-node: 7% guards the present accuracy (6.44%); the
+// floor of 5% is not met yet (README, Accuracy).
+test('the calibration sets validate within 8% multi-node and 7% single-node', (t) => {
   const shared = path.resolve(root, '../shared/validation');
   if (!existsSync(shared)) {
     t.skip('../shared is not beside this clone');
