@@ -220,6 +220,7 @@ int run_validate(const Args& args) {
         if (m.inter_node_Gbps > 0) j["inter_node_Gbps"] = m.inter_node_Gbps;
         if (m.tp_async_backward >= 0) j["tp_async_backward"] = m.tp_async_backward == 1;
         if (m.has_precision) j["precision"] = to_string(m.precision);
+        if (m.dp_overlap >= 0) j["dp_overlap"] = m.dp_overlap == 1;
         rows.push_back(j);
       }
       json file = {{"file", path},
@@ -283,6 +284,7 @@ int run_validate(const Args& args) {
         if (m.has_recompute) s += std::string(" ") + to_string(m.recompute);
         if (m.sequence_parallel) s += " sp";
         if (m.tp_async_backward == 1) s += " async";
+        if (m.dp_overlap == 1) s += " dp-overlap";
         if (m.has_precision) s += std::string(" ") + to_string(m.precision);
         if (m.virtual_stages > 1) s += " v" + std::to_string(m.virtual_stages);
         if (m.vocab > 0) s += " vocab " + std::to_string(m.vocab);

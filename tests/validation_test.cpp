@@ -156,6 +156,33 @@ TEST_CASE("validation: optional columns set a run up otherwise than the validati
   CHECK(unread_columns(header).empty());
 }
 
+TEST_CASE("validation: a data-parallel overlap column runs the gradient all-reduce beside the backward") {
+  const std::string header = std::string(kHeader).substr(0, std::string(kHeader).size() - 1) +
+                             ",inter-node bandwidth (Gbit/s),data-parallel overlap\n";
+  // 1.7B-like model on 4 nodes, one micro-batch per replica: the all-reduce of 3.4 GB of gradients
+  // is most of what overlap can hide.
+  auto parsed = parse_measurements(header + "32,512,16,2304,24,24,2048,1,32,1,3528,1600,yes\n" +
+                                   "32,512,16,2304,24,24,2048,1,32,1,3528,1600,no\n");
+  REQUIRE(parsed.ok());
+  CHECK(parsed.value()[0].dp_overlap == 1);
+  CHECK(parsed.value()[1].dp_overlap == 0);
+  ValidationSetup setup;
+  CHECK(config_for_run(parsed.value()[0], setup).plan.dp_overlap);
+  CHECK_FALSE(config_for_run(parsed.value()[1], setup).plan.dp_overlap);
+  auto report = validate_runs(parsed.value(), setup);
+  REQUIRE(report.ok());
+  CHECK(report.value().rows[0].predicted_ms < report.value().rows[1].predicted_ms);
+  // Without the column the setup decides (no gradient bucketing in vTrain's runs).
+  auto plain = parse_measurements(std::string(kHeader) + "8,16,2,1024,16,12,1024,2,2,2,100.5\n");
+  REQUIRE(plain.ok());
+  CHECK(plain.value()[0].dp_overlap == -1);
+  CHECK(config_for_run(plain.value()[0], setup).plan.dp_overlap == setup.dp_overlap);
+  auto bad = parse_measurements(header + "32,512,16,2304,24,24,2048,1,32,1,3528,1600,sometimes\n");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.errors().front().pointer == "/line/2/data-parallel overlap");
+  CHECK(bad.errors().front().message.find("yes or no") != std::string::npos);
+}
+
 TEST_CASE("validation: a precision column sets the run's 16-bit format, bf16 with fp32 gradients") {
   const std::string header = std::string(kHeader).substr(0, std::string(kHeader).size() - 1) + ",precision\n";
   auto parsed = parse_measurements(header + "64,512,1,3072,32,30,2048,8,8,1,5000,bf16\n" +

@@ -151,6 +151,29 @@ test('published large-scale runs in the repository validate within their floors'
   }
 });
 
+test('the published weak-scaling runs of 2021 validate within their bound, each with its own setup', () => {
+  // Narayanan et al. 2021 (arXiv 2104.04473, Table 1): 1.7B to 1T on 32 to 3072 A100s, data
+  // parallelism 6 to 32; throughput turned into time by the paper's FLOP count (profiles/published).
+  const r = run('validate', path.join(root, 'profiles/published/narayanan-a100.csv'), '--json');
+  assert.equal(r.code, 0, r.err);
+  const j = JSON.parse(r.out);
+  assert.equal(j.runs, 6);
+  assert.equal(j.unread_columns, undefined);
+  assert.ok(j.mape_percent <= 8, `MAPE ${j.mape_percent}`);
+  assert.ok(j.max_abs_error_percent <= 10, `max ${j.max_abs_error_percent}`);
+  for (const row of j.rows) {
+    assert.equal(row.tp_async_backward, false);
+    assert.equal(row.dp_overlap, row.pp === 1, 'PyTorch DDP (overlapped) exactly where there is no pipeline');
+    // Measured time from throughput: 96 B s l h^2 (1 + s/6h + V/16lh) FLOPs at the reported rate.
+    const flops = 96 * row.global_batch * row.seq_len * row.layers * row.hidden ** 2 *
+      (1 + row.seq_len / (6 * row.hidden) + row.vocab / (16 * row.layers * row.hidden));
+    const tflops = flops / (row.measured_ms / 1e3) / row.num_gpus / 1e12;
+    assert.ok(tflops > 130 && tflops < 170, `${tflops} teraFLOP/s per GPU`);
+  }
+  // Interleaving as the launch script sets it: 145.6B and 310.1B with 2 chunks, 529.6B with 3.
+  assert.deepEqual(j.rows.map((row) => row.virtual_stages ?? 1), [1, 1, 2, 2, 3, 1]);
+});
+
 test('the published MT-NLG runs are read with their own setup and their known shortfall is bounded', () => {
   // Smith et al. 2022 (arXiv 2201.11990): 530B on 2240 to 3360 A100s, bf16, DeepSpeed's pipeline
   // engine. The simulator predicts them short (README, Accuracy); this bounds that gap.

@@ -32,6 +32,7 @@ struct MeasuredRun {
   bool sequence_parallel = false;         // "sequence parallelism": yes or no
   double inter_node_Gbps = 0;   // "inter-node bandwidth (Gbit/s)" of a node's network; 0: the setup's
   int tp_async_backward = -1;   // "async tensor-parallel backward": 1 yes, 0 no, -1 the setup's
+  int dp_overlap = -1;          // "data-parallel overlap": 1 yes, 0 no, -1 the setup's
   bool has_precision = false;   // the file has a "precision" column
   Precision precision = Precision::fp16;  // "precision": fp16 or bf16 (bf16 keeps fp32 gradients)
 };
@@ -45,7 +46,8 @@ Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view csv_text);
 // The optional columns that set a run up: "vocabulary", "virtual pipeline stages", "recompute"
 // (none, selective, full), "sequence parallelism" (yes, no), "inter-node bandwidth (Gbit/s)",
 // "async tensor-parallel backward" (yes, no: Megatron-LM's input-gradient collective beside the
-// weight-gradient GEMM), "precision" (fp16, bf16).
+// weight-gradient GEMM), "precision" (fp16, bf16), "data-parallel overlap" (yes, no: the gradient
+// all-reduce runs beside the last micro-batch's backward, as PyTorch DDP's buckets do).
 const std::vector<std::string>& measurement_setting_columns();
 
 // Header cells that parse_measurements does not know (neither vTrain's columns nor the optional ones).
