@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { mkdtempSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -21,6 +21,21 @@ function csv(text) {
 function run(...args) {
   const r = spawnSync(cli, args, { encoding: 'utf8', cwd: root, maxBuffer: 1 << 28 });
   return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+// `validate --json` of a file of profiles/published, which must succeed.
+function validatePublished(file) {
+  const r = run('validate', path.join(root, 'profiles/published', file), '--json');
+  assert.equal(r.code, 0, r.err);
+  return JSON.parse(r.out);
+}
+
+// Teraflop/s per GPU of a row by Narayanan et al. 2021's count, 96 B s l h^2 (1 + s/6h + V/16lh)
+// FLOPs per iteration, recomputation included.
+function tflopsPerGpu(row) {
+  const flops = 96 * row.global_batch * row.seq_len * row.layers * row.hidden ** 2 *
+    (1 + row.seq_len / (6 * row.hidden) + row.vocab / (16 * row.layers * row.hidden));
+  return flops / (row.measured_ms / 1e3) / row.num_gpus / 1e12;
 }
 
 test('validate --json prints runs, MAPE and a row per run', () => {
@@ -134,9 +149,7 @@ test('the calibration sets validate within 8% multi-node and 7% single-node', (t
 test('published large-scale runs in the repository validate within their floors', () => {
   // Korthikanti et al. 2022 (arXiv 2205.05198): 22B to 1T on 8 to 512 A100s of Selene, full and
   // selective recomputation; the file states each run's setup, network included.
-  const r = run('validate', path.join(root, 'profiles/published/megatron-a100.csv'), '--json');
-  assert.equal(r.code, 0, r.err);
-  const j = JSON.parse(r.out);
+  const j = validatePublished('megatron-a100.csv');
   assert.equal(j.runs, 8);
   assert.ok(j.mape_percent <= 5, `MAPE ${j.mape_percent}`);
   assert.ok(j.max_abs_error_percent <= 12, `max ${j.max_abs_error_percent}`);
@@ -154,9 +167,7 @@ test('published large-scale runs in the repository validate within their floors'
 test('the published weak-scaling runs of 2021 validate within their bound, each with its own setup', () => {
   // Narayanan et al. 2021 (arXiv 2104.04473, Table 1): 1.7B to 1T on 32 to 3072 A100s, data
   // parallelism 6 to 32; throughput turned into time by the paper's FLOP count (profiles/published).
-  const r = run('validate', path.join(root, 'profiles/published/narayanan-a100.csv'), '--json');
-  assert.equal(r.code, 0, r.err);
-  const j = JSON.parse(r.out);
+  const j = validatePublished('narayanan-a100.csv');
   assert.equal(j.runs, 6);
   assert.equal(j.unread_columns, undefined);
   assert.ok(j.mape_percent <= 8, `MAPE ${j.mape_percent}`);
@@ -165,11 +176,11 @@ test('the published weak-scaling runs of 2021 validate within their bound, each 
     assert.equal(row.tp_async_backward, false);
     assert.equal(row.dp_overlap, row.pp === 1, 'PyTorch DDP (overlapped) exactly where there is no pipeline');
     // Measured time from throughput: 96 B s l h^2 (1 + s/6h + V/16lh) FLOPs at the reported rate.
-    const flops = 96 * row.global_batch * row.seq_len * row.layers * row.hidden ** 2 *
-      (1 + row.seq_len / (6 * row.hidden) + row.vocab / (16 * row.layers * row.hidden));
-    const tflops = flops / (row.measured_ms / 1e3) / row.num_gpus / 1e12;
+    const tflops = tflopsPerGpu(row);
     assert.ok(tflops > 130 && tflops < 170, `${tflops} teraFLOP/s per GPU`);
   }
+  // The rates of the paper's Table 1, in the file's order.
+  assert.deepEqual(j.rows.map((row) => Math.round(tflopsPerGpu(row))), [137, 135, 148, 155, 163, 163]);
   // Interleaving as the launch script sets it: 145.6B and 310.1B with 2 chunks, 529.6B with 3.
   assert.deepEqual(j.rows.map((row) => row.virtual_stages ?? 1), [1, 1, 2, 2, 3, 1]);
 });
@@ -177,9 +188,7 @@ test('the published weak-scaling runs of 2021 validate within their bound, each 
 test('the published MT-NLG runs are read with their own setup and their known shortfall is bounded', () => {
   // Smith et al. 2022 (arXiv 2201.11990): 530B on 2240 to 3360 A100s, bf16, DeepSpeed's pipeline
   // engine. The simulator predicts them short (README, Accuracy); this bounds that gap.
-  const r = run('validate', path.join(root, 'profiles/published/mt-nlg-a100.csv'), '--json');
-  assert.equal(r.code, 0, r.err);
-  const j = JSON.parse(r.out);
+  const j = validatePublished('mt-nlg-a100.csv');
   assert.equal(j.runs, 3);
   assert.equal(j.unread_columns, undefined);
   for (const row of j.rows) {
@@ -194,6 +203,20 @@ test('the published MT-NLG runs are read with their own setup and their known sh
     assert.ok(byDp[i].predicted_ms < byDp[i - 1].predicted_ms);
   }
   assert.ok(j.mape_percent <= 30, `MAPE ${j.mape_percent}`);
+});
+
+test('the README\'s teraFLOP/s per GPU of the 530B runs follow from the published files', () => {
+  // 2022 (full recomputation, 280 GPUs), 2021 (2520 GPUs), MT-NLG (2240 GPUs), by the same FLOP count.
+  const readme = readFileSync(path.join(root, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+  const k22 = validatePublished('megatron-a100.csv').rows.find((r) => r.hidden === 20480 && r.recompute === 'full');
+  const n21 = validatePublished('narayanan-a100.csv').rows.find((r) => r.hidden === 20480);
+  const mt = validatePublished('mt-nlg-a100.csv').rows.find((r) => r.num_gpus === 2240);
+  const [a, b, c] = [k22, n21, mt].map((row) => Math.round(tflopsPerGpu(row)));
+  assert.ok(a > b && b > c);
+  assert.ok(readme.includes(`comes to ${a} teraFLOP/s per GPU`), `README states ${a} for the 2022 run`);
+  assert.ok(readme.includes(`where the 2021 code reached ${b}`), `README states ${b} for the 2021 run`);
+  assert.ok(readme.includes(`is ${c} teraFLOP/s per GPU, against ${b}`), `README states ${c} for MT-NLG`);
+  assert.ok(readme.includes(`and ${a} for its 2022 run`));
 });
 
 test('a column validate does not read is named in a warning and in --json', () => {
