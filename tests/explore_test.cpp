@@ -254,6 +254,13 @@ TEST_CASE("explore: impossible requests are errors naming the field") {
   j["explore"] = {{"objective", "deadline"}};
   CHECK(first_error(j).pointer == "/explore/deadline_days");
 
+  // A deadline beside another objective would be silently unused.
+  j = small_request();
+  j["explore"] = {{"objective", "time"}, {"deadline_days", 30}};
+  d = first_error(j);
+  CHECK(d.pointer == "/explore/deadline_days");
+  CHECK(d.message.find("\"time\"") != std::string::npos);
+
   j = small_request();
   j["training"].erase("tokens");
   CHECK(first_error(j).pointer == "/training/tokens");

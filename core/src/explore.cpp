@@ -129,6 +129,10 @@ void parse_options(const json* j, const SimConfig& c, ExploreOptions& o, Diagnos
     errors.push_back(make_diagnostic("missing", "/explore/deadline_days",
                                      "is required when /explore/objective is \"deadline\" (the most training "
                                      "days allowed)"));
+  if (objective_given && o.objective != Objective::deadline && o.deadline_days > 0)
+    errors.push_back(make_diagnostic("value", "/explore/deadline_days",
+                                     std::string("applies only when /explore/objective is \"deadline\", not \"") +
+                                         to_string(o.objective) + "\"; remove it or ask for the deadline"));
 
   const ModelConfig& m = c.model;
   const int G = c.plan.global_batch;
