@@ -119,6 +119,12 @@ TEST_CASE("explore: every plan is valid, and its numbers are simulate()'s with c
   }
   CHECK(simulated == r.stats.simulated);
   CHECK(simulated > 100);
+  // The block count held against /explore/max_blocks: two blocks per micro-batch, stage and chunk.
+  double blocks = 0;
+  for (const auto& e : r.plans)
+    if (e.simulated)
+      blocks += 2.0 * e.plan.pp * e.plan.virtual_stages * (e.plan.global_batch / (e.plan.dp * e.plan.micro_batch));
+  CHECK(r.stats.blocks == blocks);
   REQUIRE(r.baseline >= 0);
   CHECK(r.plans[r.baseline].plan == req.config.plan);
 }

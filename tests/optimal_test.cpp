@@ -120,3 +120,18 @@ TEST_CASE("optimal: bad requests name the field") {
   REQUIRE_FALSE(a.ok());
   CHECK(a.errors().front().pointer == "/preset");
 }
+
+TEST_CASE("optimal: a batch too large to sweep is refused at once, naming the field") {
+  // A million sequences per batch: every candidate's plans hold hundreds of thousands of
+  // micro-batches. The sweep's block budget is shared by the candidates, so the first refuses
+  // (before, each candidate had the whole budget: the request ran for minutes and passed over
+  // the candidates whose sweep was refused as if no plan could train them).
+  json q = small_request();
+  q["global_batch"] = 1000000;
+  auto req = parse_optimal_request(q);
+  REQUIRE(req.ok());
+  auto res = optimal(req.value());
+  REQUIRE_FALSE(res.ok());
+  CHECK(res.errors().front().code == "too_large");
+  CHECK(res.errors().front().pointer == "/global_batch");
+}

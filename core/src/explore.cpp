@@ -654,6 +654,7 @@ Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreContr
   rank(res);
   ExploreStats& st = res.stats;
   st.plans = static_cast<long long>(plans.size());
+  st.blocks = blocks;
   for (const auto& e : plans) {
     st.within_gpu_limit += e.within_gpu_limit;
     st.fit += e.fits_in_memory;
@@ -747,6 +748,7 @@ json to_json(const ExploreResult& r) {
                 {"fit", s.fit},
                 {"simulated", s.simulated},
                 {"feasible", s.feasible},
+                {"pipeline_blocks", s.blocks},
                 {"pipelines_run", s.pipelines_run},
                 {"pipelines_reused", s.pipelines_reused},
                 {"threads", s.threads},

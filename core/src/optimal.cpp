@@ -315,6 +315,9 @@ Outcome<OptimalResult> optimal(const OptimalRequest& req, const OptimalControl& 
                                         "/candidates: more than 200 candidate sizes; narrow min_params and max_params");
 
   const double tokens_per_iter = static_cast<double>(req.global_batch) * req.seq_len;
+  // One budget of pipeline blocks for the whole sweep, as for a single explore, shared evenly by
+  // the candidates: a huge batch is refused at the first candidate instead of running for minutes.
+  const double blocks_per_candidate = req.explore.max_blocks / static_cast<double>(models.size());
   const Objective objective = req.budget == BudgetKind::money ? Objective::cost : Objective::time;
   for (size_t i = 0; i < models.size(); ++i) {
     CandidateResult c;
@@ -330,6 +333,7 @@ Outcome<OptimalResult> optimal(const OptimalRequest& req, const OptimalControl& 
     er.has_baseline = false;
     er.options = req.explore;
     er.options.objective = objective;
+    er.options.max_blocks = blocks_per_candidate;
     if (er.options.virtual_stages.empty()) er.options.virtual_stages = {1};
     if (er.options.zero_stage.empty()) er.options.zero_stage = {1};
     if (er.options.sequence_parallel.empty()) er.options.sequence_parallel = {true};
@@ -363,6 +367,14 @@ Outcome<OptimalResult> optimal(const OptimalRequest& req, const OptimalControl& 
     if (!swept.ok()) {
       const auto& d = swept.errors().front();
       if (d.code == "cancelled") return swept.errors();
+      if (d.code == "too_large")
+        return Outcome<OptimalResult>::fail(
+            "too_large", "/global_batch",
+            "/global_batch: too much to simulate: the plans of the " + detail::describe_number(std::round(c.params / 1e7) / 100) +
+                "B candidate alone need more than its share (" + detail::describe_number(std::round(blocks_per_candidate)) +
+                ") of the " + detail::describe_number(req.explore.max_blocks) +
+                " pipeline blocks a sweep may simulate; lower /global_batch, narrow /candidates/min_params and "
+                "max_params, or restrict /explore/tp, /explore/micro_batch or /explore/recompute");
       // A candidate with no valid plan (e.g. a batch no plan divides) is simply not trainable here.
       res.candidates.push_back(c);
       continue;

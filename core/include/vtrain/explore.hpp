@@ -74,6 +74,7 @@ struct ExploreStats {
   long long simulated = 0;         // of them simulated (count)
   long long feasible = 0;          // simulated, fitting and within the limit (count)
   long long skipped_invalid = 0;   // combinations of the given values that break a rule (count)
+  double blocks = 0;               // pipeline blocks of the plans simulated, as bounded by max_blocks (count)
   long long pipelines_run = 0;     // pipeline simulations performed (count)
   long long pipelines_reused = 0;  // plans that reused the previous plan's pipeline (count)
   int threads = 1;                 // threads used (count)
