@@ -279,6 +279,22 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     await embed.close();
   });
 
+  test('a link naming what the page does not know says so and runs with the defaults', async () => {
+    const page = await newPage();
+    await open(page, '?model=gpt-9&tp=8&view=explore&objective=fastest&space=everything');
+    const notice = await page.textContent('#link-notice');
+    assert.ok(await page.isVisible('#link-notice'));
+    for (const part of ['model "gpt-9"', 'objective "fastest"', 'space "everything"']) assert.ok(notice.includes(part), notice);
+    assert.equal(await page.inputValue('#f-model-preset'), 'custom');
+    assert.equal(await page.inputValue('#f-plan-tp'), '8');
+    await page.close();
+
+    const good = await newPage();
+    await open(good, '?model=llama3-8b&view=explore&objective=time');
+    assert.ok(!(await good.isVisible('#link-notice')));
+    await good.close();
+  });
+
   test('the library on its own (build/web/lib) runs in a worker and gives the CLI numbers', async () => {
     const page = await newPage();
     await page.goto(base);

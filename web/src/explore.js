@@ -546,13 +546,18 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
         deadline: view.objective === 'deadline' ? view.deadline : null,
       };
     },
+    /** Settings from a link; returns the [name, value] pairs it did not know. */
     applySettings({ space, budget: b, unfit, objective, deadline }) {
+      const ignored = [];
       if (space && (space === 'grid' || space === 'all' || CASES.some((c) => c.name === space))) view.space = space;
+      else if (space) ignored.push(['space', space]);
       if (b != null) view.budget = b;
       if (unfit != null) view.unfit = unfit;
       if (objective && Object.hasOwn(OBJECTIVES, objective)) view.objective = objective;
+      else if (objective) ignored.push(['objective', objective]);
       if (deadline != null && deadline !== '') view.deadline = deadline;
       showSettings();
+      return ignored;
     },
     /** The view became visible: sweep when the inputs changed since the last sweep. */
     shown() {

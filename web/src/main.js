@@ -718,6 +718,17 @@ async function openConfig(config) {
 
 // ---------------------------------------------------------------- start
 
+// A link that names a model, view, objective or sweep this page does not know opens with the
+// defaults in their place, and says so above the results.
+function showLinkNotice(ignored) {
+  const el = $('link-notice');
+  el.hidden = ignored.length === 0;
+  el.textContent = ignored.length
+    ? `This link names ${ignored.map(([k, v]) => `${k} "${v}"`).join(', ')}, which this page does not know; ` +
+      'the defaults stand in their place.'
+    : '';
+}
+
 async function boot() {
   const query = readQuery(location.search);
   app.embed = query.embed;
@@ -746,7 +757,7 @@ async function boot() {
   wireActions();
   app.loadExampleByName = loadExampleByName;
   app.explore = createExploreView({ app, openPlan, buildConfig, showErrors, onSettingsChange: queueUrlSync });
-  app.explore.applySettings(query.explore);
+  const ignored = [...query.ignored, ...(app.explore.applySettings(query.explore) || [])];
   app.optimal = createOptimalView({ app, openConfig, onSettingsChange: queueUrlSync });
   app.optimal.applySettings(query.optimal);
 
@@ -758,13 +769,17 @@ async function boot() {
       app.preset = query.preset;
       const shape = presetModel(query.preset);
       if (shape) Object.assign(app.values, shape);
-      else app.preset = null;
+      else {
+        ignored.push(['model', query.preset]);
+        app.preset = null;
+      }
     } else {
       app.preset = null;
     }
     Object.assign(app.values, query.values);
     if (app.preset && !MODEL_KEYS.every((k) => presetModel(app.preset)[k] === app.values[k])) app.preset = matchPreset();
   }
+  showLinkNotice(ignored);
   setValues({});
   showView(app.view);
   await simulateNow();

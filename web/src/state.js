@@ -19,6 +19,8 @@ export const OPTIMAL_KEYS = ['gpu', 'num_gpus', 'gpus_per_node', 'price_per_gpu_
 export function readQuery(search) {
   const q = new URLSearchParams(search);
   const view = VIEWS.includes(q.get('view')) ? q.get('view') : 'plan';
+  // What the link names that this page does not know: said, never silently replaced.
+  const ignored = q.has('view') && view !== q.get('view') ? [['view', q.get('view')]] : [];
   const embed = q.get('embed') === '1';
   if (view === 'optimal' && !embed) {
     const optimal = {};
@@ -29,7 +31,7 @@ export function readQuery(search) {
       }
     }
     for (const k of OPTIMAL_KEYS) if (q.has(k)) optimal[k] = q.get(k);
-    return { preset: null, values: {}, view, embed, hasInputs: false, explore: {}, optimal };
+    return { preset: null, values: {}, view, embed, hasInputs: false, explore: {}, optimal, ignored };
   }
   const values = {};
   for (const f of FIELDS) {
@@ -50,6 +52,7 @@ export function readQuery(search) {
       deadline: q.get('deadline'),
     },
     optimal: {},
+    ignored,
   };
 }
 
