@@ -125,6 +125,14 @@ TEST_CASE("explore: every plan is valid, and its numbers are simulate()'s with c
     if (e.simulated)
       blocks += 2.0 * e.plan.pp * e.plan.virtual_stages * (e.plan.global_batch / (e.plan.dp * e.plan.micro_batch));
   CHECK(r.stats.blocks == blocks);
+  // Counting only lists the same plans and blocks, and simulates none.
+  ExploreControl count;
+  count.count_only = true;
+  auto counted = explore(req, count);
+  REQUIRE(counted.ok());
+  CHECK(counted.value().stats.blocks == blocks);
+  CHECK(counted.value().stats.plans == r.stats.plans);
+  CHECK(counted.value().stats.simulated == 0);
   REQUIRE(r.baseline >= 0);
   CHECK(r.plans[r.baseline].plan == req.config.plan);
 }

@@ -123,9 +123,10 @@ TEST_CASE("optimal: bad requests name the field") {
 
 TEST_CASE("optimal: a batch too large to sweep is refused at once, naming the field") {
   // A million sequences per batch: every candidate's plans hold hundreds of thousands of
-  // micro-batches. The sweep's block budget is shared by the candidates, so the first refuses
-  // (before, each candidate had the whole budget: the request ran for minutes and passed over
-  // the candidates whose sweep was refused as if no plan could train them).
+  // micro-batches. The candidates' pipeline blocks are counted before any is simulated, and their
+  // sum is held to explore's bound (before, each candidate had the whole bound: the request ran
+  // for minutes and passed over the candidates whose sweep was refused as if no plan could train
+  // them).
   json q = small_request();
   q["global_batch"] = 1000000;
   auto req = parse_optimal_request(q);

@@ -558,6 +558,11 @@ Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreContr
       blocks += b;
     }
   }
+  if (control.count_only) {
+    res.stats.plans = static_cast<long long>(plans.size());
+    res.stats.blocks = blocks;
+    return res;
+  }
   if (blocks > o.max_blocks) {
     return Outcome<ExploreResult>::fail(
         "too_large", "/explore",

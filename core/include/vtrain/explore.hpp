@@ -97,6 +97,9 @@ struct ExploreResult {
 struct ExploreControl {
   int threads = 1;  // worker threads (count); 1 in builds without threads
   std::function<bool(double fraction_done)> progress;
+  // List the plans and their memory only: the result's plans are not simulated, and its stats
+  // give the pipeline blocks a sweep would simulate (max_blocks is not applied).
+  bool count_only = false;
 };
 
 // Reads an explore request: a simulate config with an optional "explore" object, or
