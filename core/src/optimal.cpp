@@ -316,114 +316,119 @@ Outcome<OptimalResult> optimal(const OptimalRequest& req, const OptimalControl& 
 
   const double tokens_per_iter = static_cast<double>(req.global_batch) * req.seq_len;
   const Objective objective = req.budget == BudgetKind::money ? Objective::cost : Objective::time;
-  // Two passes: the first lists every candidate's plans and their memory (cheap) and adds up the
-  // pipeline blocks the sweep would simulate, so that explore's bound on them (4e9) holds for the
-  // sweep as a whole, and a huge batch is refused before anything is simulated.
-  double blocks = 0;
-  for (int pass = 0; pass < 2; ++pass) {
-    const bool counting = pass == 0;
-    if (!counting && blocks > req.explore.max_blocks)
-      return Outcome<OptimalResult>::fail(
-          "too_large", "/global_batch",
-          "/global_batch: the sweep over " + std::to_string(models.size()) + " candidate sizes would simulate " +
-              detail::describe_number(blocks) + " pipeline blocks, more than the " +
-              detail::describe_number(req.explore.max_blocks) +
-              " a sweep may; lower /global_batch, narrow /candidates/min_params and max_params, or "
-              "restrict /explore/tp, /explore/micro_batch or /explore/recompute");
-    for (size_t i = 0; i < models.size(); ++i) {
-      CandidateResult c;
-      c.model = models[i];
-      c.params = count_parameters(c.model).total;
-      ExploreRequest er;
-      er.config.model = c.model;
-      er.config.cluster = req.cluster;
-      er.config.plan = req.plan;
-      er.config.plan.global_batch = req.global_batch;
-      er.config.training.tokens = tokens_per_iter;  // one iteration: cost and time per iteration
-      er.config.output.timeline = false;
-      er.has_baseline = false;
-      er.options = req.explore;
-      er.options.objective = objective;
-      if (er.options.virtual_stages.empty()) er.options.virtual_stages = {1};
-      if (er.options.zero_stage.empty()) er.options.zero_stage = {1};
-      if (er.options.sequence_parallel.empty()) er.options.sequence_parallel = {true};
-      if (er.options.recompute.empty()) er.options.recompute = {Recompute::selective, Recompute::full};
-      if (er.options.micro_batch.empty()) er.options.micro_batch = {1, 2};
-      if (er.options.tp.empty())
-        for (int t = 1; t <= req.cluster.gpus_per_node; t *= 2)
-          if (c.model.heads % t == 0 && c.model.kv_heads % t == 0) er.options.tp.push_back(t);
-      if (objective == Objective::time && er.options.dp.empty()) {
-        // Against a wall-clock budget the fastest plan uses most of the GPUs: keep the replica
-        // counts with which some (tp, pp) fills at least three quarters of them.
-        std::vector<int> pps;
-        for (int d = 1; d <= c.model.layers; ++d)
-          if (c.model.layers % d == 0) pps.push_back(d);
-        for (int d = 1; d <= req.global_batch; ++d) {
-          if (req.global_batch % d != 0) continue;
-          bool fills = false;
-          for (int t : er.options.tp)
-            for (int pp : pps) {
-              const double g = static_cast<double>(t) * pp * d;
-              if (g <= G && 4 * g >= 3 * G) fills = true;
-            }
-          if (fills) er.options.dp.push_back(d);
-        }
+  // Each candidate's sweep: its plans against the budget's objective.
+  auto sweep_request = [&](const ModelConfig& model) {
+    ExploreRequest er;
+    er.config.model = model;
+    er.config.cluster = req.cluster;
+    er.config.plan = req.plan;
+    er.config.plan.global_batch = req.global_batch;
+    er.config.training.tokens = tokens_per_iter;  // one iteration: cost and time per iteration
+    er.config.output.timeline = false;
+    er.has_baseline = false;
+    er.options = req.explore;
+    er.options.objective = objective;
+    if (er.options.virtual_stages.empty()) er.options.virtual_stages = {1};
+    if (er.options.zero_stage.empty()) er.options.zero_stage = {1};
+    if (er.options.sequence_parallel.empty()) er.options.sequence_parallel = {true};
+    if (er.options.recompute.empty()) er.options.recompute = {Recompute::selective, Recompute::full};
+    if (er.options.micro_batch.empty()) er.options.micro_batch = {1, 2};
+    if (er.options.tp.empty())
+      for (int t = 1; t <= req.cluster.gpus_per_node; t *= 2)
+        if (model.heads % t == 0 && model.kv_heads % t == 0) er.options.tp.push_back(t);
+    if (objective == Objective::time && er.options.dp.empty()) {
+      // Against a wall-clock budget the fastest plan uses most of the GPUs: keep the replica
+      // counts with which some (tp, pp) fills at least three quarters of them.
+      std::vector<int> pps;
+      for (int d = 1; d <= model.layers; ++d)
+        if (model.layers % d == 0) pps.push_back(d);
+      for (int d = 1; d <= req.global_batch; ++d) {
+        if (req.global_batch % d != 0) continue;
+        bool fills = false;
+        for (int t : er.options.tp)
+          for (int pp : pps) {
+            const double g = static_cast<double>(t) * pp * d;
+            if (g <= G && 4 * g >= 3 * G) fills = true;
+          }
+        if (fills) er.options.dp.push_back(d);
       }
-      ExploreControl ec;
-      ec.threads = control.threads;
-      const double base = static_cast<double>(i) / models.size(), span = 1.0 / models.size();
-      if (control.progress && !counting) ec.progress = [&](double f) { return control.progress(base + span * f); };
-      if (counting) {
-        ec.count_only = true;
-        auto counted = explore(er, ec);
-        if (counted.ok()) blocks += counted.value().stats.blocks;
-        continue;
-      }
-      er.options.max_blocks = 1e300;  // the sweep as a whole was held to the bound above
-      auto swept = explore(er, ec);
-      if (!swept.ok()) {
-        const auto& d = swept.errors().front();
-        if (d.code == "cancelled") return swept.errors();
-        // A candidate with no valid plan (e.g. a batch no plan divides) is simply not trainable here.
-        res.candidates.push_back(c);
-        continue;
-      }
-      const ExploreResult& ex = swept.value();
-      res.plans_simulated += ex.stats.simulated;
-      if (ex.best >= 0) {
-        c.has_plan = true;
-        c.plan = ex.plans[ex.best];
-        SimConfig sc = er.config;
-        sc.plan = c.plan.plan;
-        sc.cluster.num_gpus = c.plan.num_gpus;
-        auto sim = simulate(sc, prof);
-        if (sim.ok()) {
-          const SimResult& r = sim.value();
-          c.iteration_time_s = r.iteration_time_s;
-          c.flops_per_token = r.model_flops_per_iteration / tokens_per_iter;
-          c.recompute_flops_per_token = (r.hardware_flops_per_iteration - r.model_flops_per_iteration) / tokens_per_iter;
-          c.tokens_per_s = tokens_per_iter / r.iteration_time_s;
-          c.usd_per_token = c.plan.num_gpus * price * r.iteration_time_s / 3600.0 / tokens_per_iter;
-        } else {
-          c.has_plan = false;
-        }
-      }
-      // FLOP-only view of this size: the tokens the budget buys at peak, and their real cost.
-      c.tokens_flop_only = res.flops_budget / (6.0 * c.params);
-      c.loss_flop_only = loss(req.fit, c.params, c.tokens_flop_only);
-      if (c.has_plan) {
-        c.days_flop_only = c.tokens_flop_only / c.tokens_per_s / 86400.0;
-        c.cost_flop_only_usd = c.tokens_flop_only * c.usd_per_token;
-        // Achievable view: the tokens the budget buys at this plan's real speed or price.
-        c.tokens_achievable = req.budget == BudgetKind::money ? req.usd / c.usd_per_token
-                                                              : res.budget_days * 86400.0 * c.tokens_per_s;
-        c.days_achievable = c.tokens_achievable / c.tokens_per_s / 86400.0;
-        c.cost_achievable_usd = c.tokens_achievable * c.usd_per_token;
-        c.loss_achievable = loss(req.fit, c.params, c.tokens_achievable);
-        c.within_budget_ratio = c.tokens_achievable >= req.tokens_per_param * c.params;
-      }
-      res.candidates.push_back(c);
     }
+    return er;
+  };
+  std::vector<ExploreRequest> sweeps;
+  for (const ModelConfig& m : models) sweeps.push_back(sweep_request(m));
+  // Listing every candidate's plans and their memory is cheap: the pipeline blocks the whole sweep
+  // would simulate are added up first, so that explore's bound on them (4e9) holds for the sweep
+  // as a whole and a huge batch is refused before anything is simulated.
+  double blocks = 0;
+  for (const ExploreRequest& er : sweeps) {
+    ExploreControl count;
+    count.threads = control.threads;
+    count.count_only = true;
+    auto counted = explore(er, count);
+    if (counted.ok()) blocks += counted.value().stats.blocks;
+  }
+  if (blocks > req.explore.max_blocks)
+    return Outcome<OptimalResult>::fail(
+        "too_large", "/global_batch",
+        "/global_batch: the sweep over " + std::to_string(models.size()) + " candidate sizes would simulate " +
+            detail::describe_number(blocks) + " pipeline blocks, more than the " +
+            detail::describe_number(req.explore.max_blocks) +
+            " a sweep may; lower /global_batch, narrow /candidates/min_params and max_params, or "
+            "restrict /explore/tp, /explore/micro_batch or /explore/recompute");
+  for (size_t i = 0; i < models.size(); ++i) {
+    CandidateResult c;
+    c.model = models[i];
+    c.params = count_parameters(c.model).total;
+    ExploreRequest& er = sweeps[i];
+    er.options.max_blocks = 1e300;  // the sweep as a whole was held to the bound above
+    ExploreControl ec;
+    ec.threads = control.threads;
+    const double base = static_cast<double>(i) / models.size(), span = 1.0 / models.size();
+    if (control.progress) ec.progress = [&](double f) { return control.progress(base + span * f); };
+    auto swept = explore(er, ec);
+    if (!swept.ok()) {
+      const auto& d = swept.errors().front();
+      if (d.code == "cancelled") return swept.errors();
+      // A candidate with no valid plan (e.g. a batch no plan divides) is simply not trainable here.
+      res.candidates.push_back(c);
+      continue;
+    }
+    const ExploreResult& ex = swept.value();
+    res.plans_simulated += ex.stats.simulated;
+    if (ex.best >= 0) {
+      c.has_plan = true;
+      c.plan = ex.plans[ex.best];
+      SimConfig sc = er.config;
+      sc.plan = c.plan.plan;
+      sc.cluster.num_gpus = c.plan.num_gpus;
+      auto sim = simulate(sc, prof);
+      if (sim.ok()) {
+        const SimResult& r = sim.value();
+        c.iteration_time_s = r.iteration_time_s;
+        c.flops_per_token = r.model_flops_per_iteration / tokens_per_iter;
+        c.recompute_flops_per_token = (r.hardware_flops_per_iteration - r.model_flops_per_iteration) / tokens_per_iter;
+        c.tokens_per_s = tokens_per_iter / r.iteration_time_s;
+        c.usd_per_token = c.plan.num_gpus * price * r.iteration_time_s / 3600.0 / tokens_per_iter;
+      } else {
+        c.has_plan = false;
+      }
+    }
+    // FLOP-only view of this size: the tokens the budget buys at peak, and their real cost.
+    c.tokens_flop_only = res.flops_budget / (6.0 * c.params);
+    c.loss_flop_only = loss(req.fit, c.params, c.tokens_flop_only);
+    if (c.has_plan) {
+      c.days_flop_only = c.tokens_flop_only / c.tokens_per_s / 86400.0;
+      c.cost_flop_only_usd = c.tokens_flop_only * c.usd_per_token;
+      // Achievable view: the tokens the budget buys at this plan's real speed or price.
+      c.tokens_achievable = req.budget == BudgetKind::money ? req.usd / c.usd_per_token
+                                                            : res.budget_days * 86400.0 * c.tokens_per_s;
+      c.days_achievable = c.tokens_achievable / c.tokens_per_s / 86400.0;
+      c.cost_achievable_usd = c.tokens_achievable * c.usd_per_token;
+      c.loss_achievable = loss(req.fit, c.params, c.tokens_achievable);
+      c.within_budget_ratio = c.tokens_achievable >= req.tokens_per_param * c.params;
+    }
+    res.candidates.push_back(c);
   }
 
   // The candidate nearest the FLOP-only optimum shows what that answer really costs.

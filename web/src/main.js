@@ -757,7 +757,7 @@ async function boot() {
   wireActions();
   app.loadExampleByName = loadExampleByName;
   app.explore = createExploreView({ app, openPlan, buildConfig, showErrors, onSettingsChange: queueUrlSync });
-  const ignored = [...query.ignored, ...(app.explore.applySettings(query.explore) || [])];
+  const ignored = [...query.ignored, ...app.explore.applySettings(query.explore)];
   app.optimal = createOptimalView({ app, openConfig, onSettingsChange: queueUrlSync });
   app.optimal.applySettings(query.optimal);
 
