@@ -45,6 +45,27 @@ std::string first_bad_number(const json& j, const std::string& path = "") {
   return "";
 }
 
+// The same for an explore answer, where null has meanings of its own: the time and cost of a plan
+// not simulated, and the indices and deadline of a question that has none.
+std::string first_bad_explore_number(const json& j, const std::string& path = "") {
+  static const std::vector<std::string> may_be_null = {"baseline", "best", "best_time", "best_cost", "deadline_days"};
+  if (j.is_null()) {
+    const std::string key = path.substr(path.rfind('/') + 1);
+    for (const auto& k : may_be_null)
+      if (key == k) return "";
+    return path.empty() ? "/" : path;
+  }
+  if (j.is_number_float() && !std::isfinite(j.get<double>())) return path;
+  if (j.is_object() && j.contains("simulated") && j["simulated"] == false) return "";
+  if (j.is_object())
+    for (const auto& [k, v] : j.items())
+      if (auto p = first_bad_explore_number(v, path + "/" + k); !p.empty()) return p;
+  if (j.is_array())
+    for (std::size_t i = 0; i < j.size(); ++i)
+      if (auto p = first_bad_explore_number(j[i], path + "/" + std::to_string(i)); !p.empty()) return p;
+  return "";
+}
+
 // Every error names its field: a pointer, and a message that starts with it.
 void check_errors_name_fields(const json& errors, const std::string& input) {
   REQUIRE_MESSAGE(errors.is_array(), input);
@@ -161,4 +182,45 @@ TEST_CASE("robustness: mutated measurement files are read or refused by line and
   }
   CHECK(read > 50);
   CHECK(read < 950);
+}
+
+TEST_CASE("robustness: mutated explore requests get finite plans or errors that name the field") {
+  const json base = json::parse(R"({
+    "model": {"layers": 16, "hidden": 2048, "heads": 16, "seq_len": 1024, "vocab": 51200},
+    "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 32, "gpus_per_node": 8, "price_per_gpu_hour_usd": 2.5},
+    "plan": {"global_batch": 64, "recompute": "selective"},
+    "training": {"tokens": 1e10},
+    "explore": {"tp": [1, 2, 4], "pp": [1, 2], "micro_batch": [1, 2], "objective": "cost", "simulate_unfit": false,
+                "max_plans": 10000, "max_blocks": 1e7}})");
+  REQUIRE(json::parse(vtrain::api::explore(base.dump()))["ok"] == true);
+
+  const std::vector<json> values = {0, -1, 1, 2, 3, 8, 1e9, 2147483648.0, 1e300, 0.5, "x", "", nullptr, true,
+                                    json::array(), json::array({0}), json::array({3, 5}), json::object(),
+                                    "time", "deadline", 30, 1e-300};
+  std::vector<std::pair<std::string, std::string>> leaves;
+  for (const auto& [section, fields] : base.items())
+    for (const auto& [key, value] : fields.items()) leaves.push_back({section, key});
+
+  Rng rng{11};
+  int answered = 0;
+  for (int i = 0; i < 150; ++i) {
+    json c = base;
+    for (std::size_t m = 0, n = 1 + rng.below(2); m < n; ++m) {
+      const auto& [section, key] = leaves[rng.below(leaves.size())];
+      if (rng.below(10) < 8) c[section][key] = values[rng.below(values.size())];
+      else c[section].erase(key);
+    }
+    const std::string input = c.dump();
+    const json reply = json::parse(vtrain::api::explore(input), nullptr, false);
+    REQUIRE_MESSAGE(!reply.is_discarded(), input);
+    if (reply["ok"] == true) {
+      ++answered;
+      const std::string bad = first_bad_explore_number(reply["result"]);
+      CHECK_MESSAGE(bad.empty(), (bad + "\n" + input));
+    } else {
+      check_errors_name_fields(reply["errors"], input);
+    }
+  }
+  CHECK(answered > 10);
+  CHECK(answered < 140);
 }
