@@ -1,10 +1,12 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -32,37 +34,22 @@ struct Rng {
   std::size_t below(std::size_t n) { return static_cast<std::size_t>(next() % n); }
 };
 
-// The path of the first null or non-finite number under `j`, or "" when there is none.
-std::string first_bad_number(const json& j, const std::string& path = "") {
-  if (j.is_null()) return path.empty() ? "/" : path;
-  if (j.is_number_float() && !std::isfinite(j.get<double>())) return path;
-  if (j.is_object())
-    for (const auto& [k, v] : j.items())
-      if (auto p = first_bad_number(v, path + "/" + k); !p.empty()) return p;
-  if (j.is_array())
-    for (std::size_t i = 0; i < j.size(); ++i)
-      if (auto p = first_bad_number(j[i], path + "/" + std::to_string(i)); !p.empty()) return p;
-  return "";
-}
-
-// The same for an explore answer, where null has meanings of its own: the time and cost of a plan
-// not simulated, and the indices and deadline of a question that has none.
-std::string first_bad_explore_number(const json& j, const std::string& path = "") {
-  static const std::vector<std::string> may_be_null = {"baseline", "best", "best_time", "best_cost", "deadline_days"};
+// The path of the first null or non-finite number under `j`, or "" when there is none. Keys in
+// `nullable` may be null (explore: no baseline, best plan or deadline), and so may every number of
+// a plan marked "simulated": false (its time and cost were not computed).
+std::string first_bad_number(const json& j, const std::vector<std::string>& nullable, const std::string& path = "") {
   if (j.is_null()) {
     const std::string key = path.substr(path.rfind('/') + 1);
-    for (const auto& k : may_be_null)
-      if (key == k) return "";
-    return path.empty() ? "/" : path;
+    return std::find(nullable.begin(), nullable.end(), key) != nullable.end() ? "" : (path.empty() ? "/" : path);
   }
   if (j.is_number_float() && !std::isfinite(j.get<double>())) return path;
   if (j.is_object() && j.contains("simulated") && j["simulated"] == false) return "";
   if (j.is_object())
     for (const auto& [k, v] : j.items())
-      if (auto p = first_bad_explore_number(v, path + "/" + k); !p.empty()) return p;
+      if (auto p = first_bad_number(v, nullable, path + "/" + k); !p.empty()) return p;
   if (j.is_array())
     for (std::size_t i = 0; i < j.size(); ++i)
-      if (auto p = first_bad_explore_number(j[i], path + "/" + std::to_string(i)); !p.empty()) return p;
+      if (auto p = first_bad_number(j[i], nullable, path + "/" + std::to_string(i)); !p.empty()) return p;
   return "";
 }
 
@@ -78,6 +65,43 @@ void check_errors_name_fields(const json& errors, const std::string& input) {
     if (!pointer.empty()) CHECK_MESSAGE(message.rfind(pointer + ":", 0) == 0, (message + "\n" + input));
   }
 }
+
+// Mutates `base` `cases` times (one to three fields of its sections: a value from `values`, a
+// plausible number, or the field removed; now and then a whole section replaced), sends each to
+// `call` and checks the answer. Returns how many answers were results.
+int fuzz_requests(const json& base, const std::vector<json>& values, std::uint64_t seed, int cases,
+                  std::string (*call)(std::string_view), const std::vector<std::string>& nullable) {
+  std::vector<std::pair<std::string, std::string>> leaves;
+  for (const auto& [section, fields] : base.items())
+    for (const auto& [key, value] : fields.items()) leaves.push_back({section, key});
+  Rng rng{seed};
+  int answered = 0;
+  for (int i = 0; i < cases; ++i) {
+    json c = base;
+    for (std::size_t m = 0, n = 1 + rng.below(3); m < n; ++m) {
+      const auto& [section, key] = leaves[rng.below(leaves.size())];
+      if (!c[section].is_object()) continue;
+      const std::size_t how = rng.below(10);
+      if (how < 7) c[section][key] = values[rng.below(values.size())];
+      else if (how < 9 && c[section][key].is_number()) c[section][key] = 0.5 * (1 + rng.below(8192));
+      else c[section].erase(key);
+    }
+    if (rng.below(20) == 0) c[leaves[rng.below(leaves.size())].first] = values[rng.below(values.size())];
+    const std::string input = c.dump();
+    const json reply = json::parse(call(input), nullptr, false);
+    REQUIRE_MESSAGE(!reply.is_discarded(), input);
+    if (reply["ok"] == true) {
+      ++answered;
+      const std::string bad = first_bad_number(reply["result"], nullable);
+      CHECK_MESSAGE(bad.empty(), (bad + "\n" + input));
+    } else {
+      check_errors_name_fields(reply["errors"], input);
+    }
+  }
+  return answered;
+}
+
+std::string explore_call(std::string_view request) { return vtrain::api::explore(request); }
 
 std::string read_text(const char* path) {
   std::ifstream in(path, std::ios::binary);
@@ -104,33 +128,8 @@ TEST_CASE("robustness: mutated simulate configs get a finite result or errors th
 
   const std::vector<json> values = {0, -1, 1, 2, 3, 7, 8, 64, 1000, 65536, 1e9, 2147483647, 2147483648.0,
                                     9.0e15, 1e300, -1e300, 1e-300, 0.5, 1.5, "x", "", nullptr, true, false,
-                                    json::array(), json::object(), "flash", "none", "full"};
-  std::vector<std::pair<std::string, std::string>> leaves;
-  for (const auto& [section, fields] : base.items())
-    for (const auto& [key, value] : fields.items()) leaves.push_back({section, key});
-
-  Rng rng{1};
-  int answered = 0;
-  for (int i = 0; i < 2000; ++i) {
-    json c = base;
-    for (std::size_t m = 0, n = 1 + rng.below(3); m < n; ++m) {
-      const auto& [section, key] = leaves[rng.below(leaves.size())];
-      const std::size_t how = rng.below(10);
-      if (how < 7) c[section][key] = values[rng.below(values.size())];
-      else if (how < 9 && c[section][key].is_number()) c[section][key] = 0.5 * (1 + rng.below(8192));
-      else c[section].erase(key);
-    }
-    if (rng.below(20) == 0) c["model"] = "gpt3-175b";
-    const std::string input = c.dump();
-    const json reply = json::parse(vtrain::api::simulate(input), nullptr, false);
-    REQUIRE_MESSAGE(!reply.is_discarded(), input);
-    if (reply["ok"] == true) {
-      ++answered;
-      CHECK_MESSAGE(first_bad_number(reply["result"]).empty(), (first_bad_number(reply["result"]) + "\n" + input));
-    } else {
-      check_errors_name_fields(reply["errors"], input);
-    }
-  }
+                                    json::array(), json::object(), "flash", "none", "full", "gpt3-175b"};
+  const int answered = fuzz_requests(base, values, 1, 2000, &vtrain::api::simulate, {});
   // Both sides are exercised: some mutations stay valid, most break a rule.
   CHECK(answered > 100);
   CHECK(answered < 1900);
@@ -197,30 +196,8 @@ TEST_CASE("robustness: mutated explore requests get finite plans or errors that 
   const std::vector<json> values = {0, -1, 1, 2, 3, 8, 1e9, 2147483648.0, 1e300, 0.5, "x", "", nullptr, true,
                                     json::array(), json::array({0}), json::array({3, 5}), json::object(),
                                     "time", "deadline", 30, 1e-300};
-  std::vector<std::pair<std::string, std::string>> leaves;
-  for (const auto& [section, fields] : base.items())
-    for (const auto& [key, value] : fields.items()) leaves.push_back({section, key});
-
-  Rng rng{11};
-  int answered = 0;
-  for (int i = 0; i < 150; ++i) {
-    json c = base;
-    for (std::size_t m = 0, n = 1 + rng.below(2); m < n; ++m) {
-      const auto& [section, key] = leaves[rng.below(leaves.size())];
-      if (rng.below(10) < 8) c[section][key] = values[rng.below(values.size())];
-      else c[section].erase(key);
-    }
-    const std::string input = c.dump();
-    const json reply = json::parse(vtrain::api::explore(input), nullptr, false);
-    REQUIRE_MESSAGE(!reply.is_discarded(), input);
-    if (reply["ok"] == true) {
-      ++answered;
-      const std::string bad = first_bad_explore_number(reply["result"]);
-      CHECK_MESSAGE(bad.empty(), (bad + "\n" + input));
-    } else {
-      check_errors_name_fields(reply["errors"], input);
-    }
-  }
+  const int answered = fuzz_requests(base, values, 11, 150, &explore_call,
+                                     {"baseline", "best", "best_time", "best_cost", "deadline_days"});
   CHECK(answered > 10);
   CHECK(answered < 140);
 }
