@@ -221,6 +221,7 @@ int run_validate(const Args& args) {
         if (m.tp_async_backward >= 0) j["tp_async_backward"] = m.tp_async_backward == 1;
         if (m.has_precision) j["precision"] = to_string(m.precision);
         if (m.dp_overlap >= 0) j["dp_overlap"] = m.dp_overlap == 1;
+        if (m.grad_accumulation_fusion >= 0) j["grad_accumulation_fusion"] = m.grad_accumulation_fusion == 1;
         rows.push_back(j);
       }
       json file = {{"file", path},
@@ -285,6 +286,7 @@ int run_validate(const Args& args) {
         if (m.sequence_parallel) s += " sp";
         if (m.tp_async_backward == 1) s += " async";
         if (m.dp_overlap == 1) s += " dp-overlap";
+        if (m.grad_accumulation_fusion == 0) s += " unfused-acc";
         if (m.has_precision) s += std::string(" ") + to_string(m.precision);
         if (m.virtual_stages > 1) s += " v" + std::to_string(m.virtual_stages);
         if (m.vocab > 0) s += " vocab " + std::to_string(m.vocab);

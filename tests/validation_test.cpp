@@ -130,6 +130,31 @@ TEST_CASE("validation: optional columns set a run up otherwise than the validati
   CHECK(d.cluster.inter_node_Gbps == setup.inter_node_Gbps);
   CHECK(d.plan.tp_async_backward == setup.tp_async_backward);
 
+  // Weight-gradient accumulation outside the GEMMs: one more pass over the gradient buffer per
+  // micro-batch, so the same run takes longer; without the column the setup's (fused) applies.
+  const std::string acc_header =
+      "# GPUs,global batch,micro batch,hidden size,attention heads,# layers,sequence length,tensor parallelism,"
+      "data parallelism,pipeline parallelism,gradient accumulation fusion,iteration time (ms)\n";
+  auto acc = parse_measurements(acc_header + "64,64,1,12288,96,96,2048,8,1,8,no,18130\n" +
+                                "64,64,1,12288,96,96,2048,8,1,8,yes,18130\n");
+  REQUIRE(acc.ok());
+  CHECK(acc.value()[0].grad_accumulation_fusion == 0);
+  CHECK(acc.value()[1].grad_accumulation_fusion == 1);
+  CHECK_FALSE(config_for_run(acc.value()[0], ValidationSetup{}).plan.grad_accumulation_fusion);
+  CHECK(config_for_run(acc.value()[1], ValidationSetup{}).plan.grad_accumulation_fusion);
+  CHECK(d.plan.grad_accumulation_fusion == setup.grad_accumulation_fusion);
+  auto acc_report = validate_runs(acc.value(), ValidationSetup{});
+  REQUIRE(acc_report.ok());
+  const double unfused_ms = acc_report.value().rows[0].predicted_ms, fused_ms = acc_report.value().rows[1].predicted_ms;
+  // 12 h^2 / tp parameters a layer, 6 bytes each (read the gradient and the buffer, write the
+  // buffer) per micro-batch: 12 layers x 64 micro-batches on each stage, at most at HBM speed.
+  const double pass_ms = 12.0 * 12288.0 * 12288.0 / 8 * 6 * 12 * 64 / 2039e9 * 1e3;
+  CHECK(unfused_ms - fused_ms > pass_ms);
+  CHECK(unfused_ms - fused_ms < 1.5 * pass_ms);
+  auto acc_bad = parse_measurements(acc_header + "64,64,1,12288,96,96,2048,8,1,8,sometimes,18130\n");
+  REQUIRE_FALSE(acc_bad.ok());
+  CHECK(acc_bad.errors()[0].pointer == "/line/2/gradient accumulation fusion");
+
   // Selective recomputation with sequence parallelism is faster than full recomputation.
   auto report = validate_runs(parsed.value(), ValidationSetup{});
   REQUIRE(report.ok());

@@ -89,7 +89,7 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
         ok = false;
       }
     } else if (name == "sequence parallelism" || name == "async tensor-parallel backward" ||
-               name == "data-parallel overlap") {
+               name == "data-parallel overlap" || name == "gradient accumulation fusion") {
       if (s != "yes" && s != "no") {
         errors.push_back(make_diagnostic("value", pointer, "must be yes or no, got \"" + s + "\""));
         ok = false;
@@ -97,6 +97,8 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
         r.sequence_parallel = s == "yes";
       } else if (name == "data-parallel overlap") {
         r.dp_overlap = s == "yes" ? 1 : 0;
+      } else if (name == "gradient accumulation fusion") {
+        r.grad_accumulation_fusion = s == "yes" ? 1 : 0;
       } else {
         r.tp_async_backward = s == "yes" ? 1 : 0;
       }
@@ -133,7 +135,7 @@ const std::vector<std::string>& measurement_setting_columns() {
   static const std::vector<std::string> names = {"vocabulary", "virtual pipeline stages", "recompute",
                                                  "sequence parallelism", "inter-node bandwidth (Gbit/s)",
                                                  "async tensor-parallel backward", "precision",
-                                                 "data-parallel overlap"};
+                                                 "data-parallel overlap", "gradient accumulation fusion"};
   return names;
 }
 
@@ -291,6 +293,8 @@ SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
   p.sequence_parallel = run.sequence_parallel;
   p.virtual_stages = run.virtual_stages;
   p.tp_async_backward = run.tp_async_backward >= 0 ? run.tp_async_backward == 1 : setup.tp_async_backward;
+  p.grad_accumulation_fusion = run.grad_accumulation_fusion >= 0 ? run.grad_accumulation_fusion == 1
+                                                                 : setup.grad_accumulation_fusion;
   p.zero_stage = 0;
   c.output.timeline = false;
   return c;
@@ -479,7 +483,7 @@ bool fit_parts(const std::vector<std::array<double, 3>>& runs, TimeParts& out) {
 
 std::vector<TimeDecomposition> decompose_times(const ValidationReport& report) {
   // Runs set up alike (the optional columns too) share a group.
-  using Key = std::array<int, 14>;
+  using Key = std::array<int, 15>;
   std::map<Key, std::vector<const ValidationRow*>> groups;
   for (const ValidationRow& row : report.rows) {
     const MeasuredRun& r = row.run;
@@ -487,7 +491,7 @@ std::vector<TimeDecomposition> decompose_times(const ValidationReport& report) {
     const int recompute = r.has_recompute ? static_cast<int>(r.recompute) : -1;
     groups[{r.hidden, r.heads, r.seq_len, r.tp, r.dp, r.micro_batch, r.vocab, r.virtual_stages, recompute,
             r.sequence_parallel ? 1 : 0, static_cast<int>(r.inter_node_Gbps), r.tp_async_backward,
-            r.has_precision ? static_cast<int>(r.precision) : -1, r.dp_overlap}]
+            r.has_precision ? static_cast<int>(r.precision) : -1, r.dp_overlap, r.grad_accumulation_fusion}]
         .push_back(&row);
   }
   std::vector<TimeDecomposition> out;
@@ -543,7 +547,7 @@ bool work_at_least(const RunWork& more, const RunWork& less) {
 
 ContradictionReport find_contradictions(const ValidationReport& report, const ValidationSetup& setup) {
   // Runs alike: the same plan and settings, so that only the model's shape and the micro-batch differ.
-  using Key = std::array<long long, 13>;
+  using Key = std::array<long long, 14>;
   std::map<Key, std::vector<size_t>> alike;
   std::vector<RunWork> work(report.rows.size());
   for (size_t i = 0; i < report.rows.size(); ++i) {
@@ -555,7 +559,7 @@ ContradictionReport find_contradictions(const ValidationReport& report, const Va
     alike[{p.tp, p.pp, p.dp, c.model.layers, micro_batches_per_iteration(p), p.virtual_stages,
            static_cast<long long>(p.recompute), p.sequence_parallel ? 1 : 0, static_cast<long long>(p.precision),
            p.tp_async_backward ? 1 : 0, static_cast<long long>(c.cluster.inter_node_Gbps * 1000),
-           c.cluster.gpus_per_node, p.dp_overlap ? 1 : 0}]
+           c.cluster.gpus_per_node, p.dp_overlap ? 1 : 0, p.grad_accumulation_fusion ? 1 : 0}]
         .push_back(i);
   }
   struct Found {

@@ -170,10 +170,11 @@ test('the published weak-scaling runs of 2021 validate within their bound, each 
   const j = validatePublished('narayanan-a100.csv');
   assert.equal(j.runs, 6);
   assert.equal(j.unread_columns, undefined);
-  assert.ok(j.mape_percent <= 8, `MAPE ${j.mape_percent}`);
-  assert.ok(j.max_abs_error_percent <= 10, `max ${j.max_abs_error_percent}`);
+  assert.ok(j.mape_percent <= 4, `MAPE ${j.mape_percent}`);
+  assert.ok(j.max_abs_error_percent <= 8, `max ${j.max_abs_error_percent}`);
   for (const row of j.rows) {
     assert.equal(row.tp_async_backward, false);
+    assert.equal(row.grad_accumulation_fusion, false, 'the 2021 code adds gradients to the buffer in a hook');
     assert.equal(row.dp_overlap, row.pp === 1, 'PyTorch DDP (overlapped) exactly where there is no pipeline');
     // Measured time from throughput: 96 B s l h^2 (1 + s/6h + V/16lh) FLOPs at the reported rate.
     const tflops = tflopsPerGpu(row);
@@ -194,6 +195,7 @@ test('the published MT-NLG runs are read with their own setup and their known sh
   for (const row of j.rows) {
     assert.equal(row.precision, 'bf16');
     assert.equal(row.tp_async_backward, false);
+    assert.equal(row.grad_accumulation_fusion, false);
     assert.equal(row.pp, 35);
   }
   // More data parallelism, fewer micro-batches per pipeline: a shorter iteration, predicted and measured.
@@ -202,7 +204,7 @@ test('the published MT-NLG runs are read with their own setup and their known sh
     assert.ok(byDp[i].measured_ms < byDp[i - 1].measured_ms);
     assert.ok(byDp[i].predicted_ms < byDp[i - 1].predicted_ms);
   }
-  assert.ok(j.mape_percent <= 30, `MAPE ${j.mape_percent}`);
+  assert.ok(j.mape_percent <= 22, `MAPE ${j.mape_percent}`);
 });
 
 test('the README\'s teraFLOP/s per GPU of the 530B runs follow from the published files', () => {

@@ -33,6 +33,7 @@ struct MeasuredRun {
   double inter_node_Gbps = 0;   // "inter-node bandwidth (Gbit/s)" of a node's network; 0: the setup's
   int tp_async_backward = -1;   // "async tensor-parallel backward": 1 yes, 0 no, -1 the setup's
   int dp_overlap = -1;          // "data-parallel overlap": 1 yes, 0 no, -1 the setup's
+  int grad_accumulation_fusion = -1;  // "gradient accumulation fusion": 1 yes, 0 no, -1 the setup's
   bool has_precision = false;   // the file has a "precision" column
   Precision precision = Precision::fp16;  // "precision": fp16 or bf16 (bf16 keeps fp32 gradients)
 };
@@ -47,7 +48,9 @@ Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view csv_text);
 // (none, selective, full), "sequence parallelism" (yes, no), "inter-node bandwidth (Gbit/s)",
 // "async tensor-parallel backward" (yes, no: Megatron-LM's input-gradient collective beside the
 // weight-gradient GEMM), "precision" (fp16, bf16), "data-parallel overlap" (yes, no: the gradient
-// all-reduce runs beside the last micro-batch's backward, as PyTorch DDP's buckets do).
+// all-reduce runs beside the last micro-batch's backward, as PyTorch DDP's buckets do),
+// "gradient accumulation fusion" (yes, no: the weight-gradient GEMMs add into the gradient buffer
+// themselves; no: each micro-batch's weight gradients are added to it by a separate kernel).
 const std::vector<std::string>& measurement_setting_columns();
 
 // Header cells that parse_measurements does not know (neither vTrain's columns nor the optional ones).
@@ -65,6 +68,7 @@ struct ValidationSetup {
   Precision precision = Precision::fp16;
   bool dp_overlap = false;             // no gradient bucketing: reduction after the backward pass
   bool tp_async_backward = false;      // the Megatron-DeepSpeed of those runs has no asynchronous TP backward
+  bool grad_accumulation_fusion = true;  // weight-gradient GEMMs accumulate into the gradient buffer
 };
 
 SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup);
