@@ -168,9 +168,9 @@ test('the published weak-scaling runs of 2021 validate within their bound, each 
   // Narayanan et al. 2021 (arXiv 2104.04473, Table 1): 1.7B to 1T on 32 to 3072 A100s, data
   // parallelism 6 to 32; throughput turned into time by the paper's FLOP count (profiles/published).
   const j = validatePublished('narayanan-a100.csv');
-  assert.equal(j.runs, 6);
+  assert.equal(j.runs, 10);
   assert.equal(j.unread_columns, undefined);
-  assert.ok(j.mape_percent <= 4, `MAPE ${j.mape_percent}`);
+  assert.ok(j.mape_percent <= 4.5, `MAPE ${j.mape_percent}`);
   assert.ok(j.max_abs_error_percent <= 8, `max ${j.max_abs_error_percent}`);
   for (const row of j.rows) {
     assert.equal(row.tp_async_backward, false);
@@ -181,9 +181,10 @@ test('the published weak-scaling runs of 2021 validate within their bound, each 
     assert.ok(tflops > 130 && tflops < 170, `${tflops} teraFLOP/s per GPU`);
   }
   // The rates of the paper's Table 1, in the file's order.
-  assert.deepEqual(j.rows.map((row) => Math.round(tflopsPerGpu(row))), [137, 135, 148, 155, 163, 163]);
-  // Interleaving as the launch script sets it: 145.6B and 310.1B with 2 chunks, 529.6B with 3.
-  assert.deepEqual(j.rows.map((row) => row.virtual_stages ?? 1), [1, 1, 2, 2, 3, 1]);
+  assert.deepEqual(j.rows.map((row) => Math.round(tflopsPerGpu(row))),
+                   [137, 138, 142, 135, 138, 140, 148, 155, 163, 163]);
+  // Interleaving as the launch script sets it: 76.1B and 529.6B with 3 chunks, 145.6B and 310.1B with 2.
+  assert.deepEqual(j.rows.map((row) => row.virtual_stages ?? 1), [1, 1, 1, 1, 1, 3, 2, 2, 3, 1]);
 });
 
 test('the published MT-NLG runs are read with their own setup and their known shortfall is bounded', () => {
