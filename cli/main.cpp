@@ -135,7 +135,7 @@ const char* kUsage =
     "usage: vtrain <command> [options]      (vtrain <command> --help: this text)\n"
     "\n"
     "commands:\n"
-    "  simulate CONFIG [--json] [--profile FILE] [--no-timeline]\n"
+    "  simulate CONFIG [--json] [--profile FILE] [--no-timeline] [--operators]\n"
     "                         predict one training iteration (CONFIG: a JSON file or an example name)\n"
     "  bench [--json] [--threads N]\n"
     "                         time the simulator and the explorer against their floors\n"
@@ -160,7 +160,7 @@ const char* kUsage =
     "  [--intra-node-GBps X] [--inter-node-Gbps X] [--vocab N] [--attention unfused|flash]\n";
 
 // Options that take no value.
-const char* const kFlags[] = {"json", "no-timeline", "summary", "dry-run", "simulate-unfit", "time", "decompose", "contradictions", "help"};
+const char* const kFlags[] = {"json", "no-timeline", "operators", "summary", "dry-run", "simulate-unfit", "time", "decompose", "contradictions", "help"};
 
 bool is_flag(const std::string& name) {
   for (const char* f : kFlags)
@@ -184,7 +184,7 @@ std::vector<std::string> with_setup(std::vector<std::string> own) {
 
 const std::vector<CommandSpec>& command_specs() {
   static const std::vector<CommandSpec> specs = {
-      {"simulate", 1, {"json", "profile", "no-timeline"}},
+      {"simulate", 1, {"json", "profile", "no-timeline", "operators"}},
       {"bench", 0, {"json", "threads"}},
       {"validate", 1000, with_setup({"json", "summary", "by", "decompose", "contradictions"})},
       {"calibrate", 0, with_setup({"cv", "dry-run", "shared", "out-dir", "max-evals", "starts", "only", "threads"})},
@@ -263,6 +263,7 @@ int cmd_simulate(const Args& args) {
   }
   SimConfig c = config.value();
   if (args.has("no-timeline")) c.output.timeline = false;
+  if (args.has("operators")) c.output.operators = true;
   Profile custom;
   bool has_custom = false;
   if (!load_profile_option(args, custom, has_custom)) return 2;

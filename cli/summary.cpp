@@ -95,6 +95,29 @@ std::string summary(const SimResult& r) {
       r.fits_in_memory ? "fits" : "DOES NOT FIT");
   add("  weights %.1f, gradients %.1f, optimizer states %.1f, activations %.1f, buffers %.1f GiB\n", m.weights,
       m.gradients, m.optimizer_states, m.activations, m.buffers);
+  if (!r.operators.empty()) {
+    out += "\n";
+    add("operators, GPU time for one micro-batch on one GPU (\"layer\": each of a stage's %d layers):\n",
+        r.details.layers_per_stage);
+    add("  %-9s %-31s %7s %11s %11s %11s %6s  %s\n", "block", "operator", "kernels", "forward", "recompute",
+        "backward", "share", "rate");
+    double block_total[3] = {0, 0, 0};
+    const auto block_index = [](const std::string& b) { return b == "embedding" ? 0 : b == "layer" ? 1 : 2; };
+    for (const auto& o : r.operators) block_total[block_index(o.block)] += o.total_s();
+    const auto cell = [](double s) { return s > 0 ? format_duration(s) : std::string("-"); };
+    for (const auto& o : r.operators) {
+      const double t = o.total_s();
+      char rate[64] = "";
+      if (t > 0 && o.work_flops > 0) std::snprintf(rate, sizeof rate, "%.3g TFLOP/s", o.work_flops / t / 1e12);
+      else if (t > 0 && o.hbm_bytes > 0) std::snprintf(rate, sizeof rate, "%.4g GB/s", o.hbm_bytes / t / 1e9);
+      else if (t > 0 && o.comm_bytes > 0) std::snprintf(rate, sizeof rate, "%.3g GB/s of buffer", o.comm_bytes / t / 1e9);
+      const double total = block_total[block_index(o.block)];
+      add("  %-9s %-31s %7d %11s %11s %11s %5.1f%%  %s\n", o.block.c_str(), o.name.c_str(), o.kernels,
+          cell(o.forward_s).c_str(), cell(o.recompute_s).c_str(), cell(o.backward_s).c_str(),
+          total > 0 ? 100 * t / total : 0.0, rate);
+    }
+    add("  (share: of its block's GPU time; rate: FLOPs executed, or bytes moved, per second of it)\n");
+  }
   for (const auto& w : r.warnings) add("warning: %s\n", w.c_str());
   return out;
 }

@@ -123,7 +123,7 @@ TEST_CASE("robustness: mutated simulate configs get a finite result or errors th
              "sequence_parallel": true, "attention": "flash", "precision": "bf16", "dp_overlap": true,
              "zero_stage": 1, "virtual_stages": 1, "p2p_overlap": true, "tp_async_backward": true,
              "grad_accumulation_fusion": true, "placement": "tp-pp-dp"},
-    "training": {"tokens": 1e11}, "output": {"timeline": true}})");
+    "training": {"tokens": 1e11}, "output": {"timeline": true, "operators": true}})");
   REQUIRE(json::parse(vtrain::api::simulate(base.dump()))["ok"] == true);
 
   const std::vector<json> values = {0, -1, 1, 2, 3, 7, 8, 64, 1000, 65536, 1e9, 2147483647, 2147483648.0,

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -262,4 +263,70 @@ TEST_CASE("simulate: a result carries the profile's recorded error on measured r
   SimResult unknown = test::simulate_ok(test::parse_ok(test::small_config()), &none.value());
   CHECK(unknown.accuracy.runs == 0);
   CHECK_FALSE(to_json(unknown).contains("accuracy"));
+}
+
+TEST_CASE("simulate: the operators of a layer add up to the layer's forward, recompute and backward time") {
+  json j = test::small_config();
+  j["plan"]["grad_accumulation_fusion"] = false;
+  j["plan"]["tp_async_backward"] = false;
+  j["plan"]["attention"] = "unfused";
+  j["output"] = {{"operators", true}, {"timeline", false}};
+  const SimResult r = test::simulate_ok(test::parse_ok(j));
+  REQUIRE(!r.operators.empty());
+  CHECK(r.details.layers_per_stage == 8);
+  double fwd = 0, rec = 0, bwd = 0;
+  std::vector<std::string> seen;
+  int last_block = 0;
+  for (const OperatorTime& o : r.operators) {
+    CAPTURE(o.name);
+    CHECK(!o.name.empty());
+    const std::string key = o.block + "/" + o.name;
+    CHECK(std::find(seen.begin(), seen.end(), key) == seen.end());  // one row per operator
+    seen.push_back(key);
+    const int block = o.block == "embedding" ? 0 : o.block == "layer" ? 1 : o.block == "head" ? 2 : -1;
+    REQUIRE(block >= 0);
+    CHECK(block >= last_block);  // model order: embedding, layer, head
+    last_block = block;
+    CHECK(o.kernels > 0);
+    CHECK(o.total_s() > 0);
+    if (o.kind == "gemm") CHECK(o.work_flops > 0);
+    if (o.kind == "memory") CHECK(o.hbm_bytes > 0);
+    if (o.kind == "collective") CHECK(o.comm_bytes > 0);
+    if (o.block == "layer") fwd += o.forward_s, rec += o.recompute_s, bwd += o.backward_s;
+  }
+  CHECK(fwd == doctest::Approx(r.details.layer_forward_s).epsilon(1e-9));
+  CHECK(rec == doctest::Approx(r.details.layer_recompute_s).epsilon(1e-9));
+  CHECK(bwd == doctest::Approx(r.details.layer_backward_s).epsilon(1e-9));
+  const auto find = [&](const std::string& block, const std::string& name) {
+    return std::find_if(r.operators.begin(), r.operators.end(),
+                        [&](const OperatorTime& o) { return o.block == block && o.name == name; });
+  };
+  // Unfused accumulation is a row of its own; the fused causal softmax is one kernel a phase.
+  CHECK(find("layer", "gradient accumulation") != r.operators.end());
+  REQUIRE(find("layer", "softmax") != r.operators.end());
+  CHECK(find("layer", "softmax")->kernels == 3);
+  // A projection's backward (input and weight gradients) costs about twice its forward.
+  const auto mlp = find("layer", "MLP down projection");
+  REQUIRE(mlp != r.operators.end());
+  CHECK(mlp->backward_s > 1.5 * mlp->forward_s);
+  CHECK(mlp->recompute_s == doctest::Approx(mlp->forward_s));
+  // Two all-reduces a layer in each of forward, recompute and backward.
+  REQUIRE(find("layer", "tensor-parallel all-reduce") != r.operators.end());
+  CHECK(find("layer", "tensor-parallel all-reduce")->kernels == 6);
+  CHECK(find("head", "logits projection") != r.operators.end());
+  CHECK(find("embedding", "token embedding lookup") != r.operators.end());
+  CHECK(to_json(r).contains("operators"));
+
+  // Flash attention is one operator; without the option there are no rows at all.
+  j["plan"]["attention"] = "flash";
+  j["plan"]["grad_accumulation_fusion"] = true;
+  const SimResult f = test::simulate_ok(test::parse_ok(j));
+  CHECK(std::none_of(f.operators.begin(), f.operators.end(), [](const OperatorTime& o) { return o.name == "softmax"; }));
+  CHECK(std::none_of(f.operators.begin(), f.operators.end(), [](const OperatorTime& o) { return o.name == "gradient accumulation"; }));
+  CHECK(std::any_of(f.operators.begin(), f.operators.end(), [](const OperatorTime& o) { return o.kind == "attention"; }));
+  j.erase("output");
+  const SimResult plain = test::simulate_ok(test::parse_ok(j));
+  CHECK(plain.operators.empty());
+  CHECK(!to_json(plain).contains("operators"));
+  CHECK(plain.iteration_time_s == f.iteration_time_s);
 }

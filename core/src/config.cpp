@@ -229,6 +229,7 @@ Outcome<SimConfig> parse_sim_config(const json& j) {
   {
     ObjectReader r(top.child("output"), "/output", errors);
     r.read("timeline", c.output.timeline);
+    r.read("operators", c.output.operators);
     r.finish();
   }
   top.finish();
@@ -359,7 +360,7 @@ json to_json(const SimConfig& c) {
         {"grad_accumulation_fusion", p.grad_accumulation_fusion},
         {"tp_async_backward", p.tp_async_backward}}},
       {"training", {{"tokens", c.training.tokens}}},
-      {"output", {{"timeline", c.output.timeline}}}};
+      {"output", {{"timeline", c.output.timeline}, {"operators", c.output.operators}}}};
   if (!c.description.empty()) j["description"] = c.description;
   // Bandwidths not yet resolved against a profile stay implicit (the profile's).
   if (c.cluster.intra_node_GBps <= 0) j["cluster"].erase("intra_node_GBps");

@@ -24,19 +24,21 @@ struct Shape {
   bool fused_softmax;  // Megatron's fused causal softmax kernel applies to this shape
 };
 
-Kernel gemm(Part part, double m, double n, double k, double batch = 1) {
+Kernel gemm(Part part, const char* op, double m, double n, double k, double batch = 1) {
   Kernel g;
   g.kind = KernelKind::gemm;
   g.part = part;
+  g.op = op;
   g.m = m, g.n = n, g.k = k, g.batch = batch;
   g.model_flops = g.work_flops = 2.0 * m * n * k * batch;
   return g;
 }
 
-Kernel mem(Part part, double bytes) {
+Kernel mem(Part part, const char* op, double bytes) {
   Kernel g;
   g.kind = KernelKind::memory;
   g.part = part;
+  g.op = op;
   g.bytes = bytes;
   return g;
 }
@@ -45,6 +47,9 @@ Kernel coll(CollectiveKind kind, double bytes) {
   Kernel g;
   g.kind = KernelKind::collective;
   g.part = Part::tp_comm;
+  g.op = kind == CollectiveKind::all_reduce       ? "tensor-parallel all-reduce"
+         : kind == CollectiveKind::all_gather     ? "tensor-parallel all-gather"
+                                                  : "tensor-parallel reduce-scatter";
   g.collective = kind;
   g.comm_bytes = bytes;
   return g;
@@ -78,28 +83,29 @@ void attention_core_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
     Kernel a;
     a.kind = KernelKind::attention_fwd;
     a.part = part;
+    a.op = "flash attention";
     a.model_flops = 4.0 * bh * x.s * x.s * x.d;
     a.work_flops = 0.5 * a.model_flops;  // causal: blocks above the diagonal are skipped
     a.bytes = E * x.T * (qkv_width(x) + x.heads_t * x.d);
     v.push_back(a);
     return;
   }
-  if (x.gqa) v.push_back(mem(part, 2.0 * E * x.T * 2.0 * x.heads_t * x.d));  // expand k, v to all heads
-  v.push_back(gemm(part, x.s, x.s, x.d, bh));                   // scores = q k^T / sqrt(d)
+  if (x.gqa) v.push_back(mem(part, "k, v head expansion", 2.0 * E * x.T * 2.0 * x.heads_t * x.d));  // expand k, v to all heads
+  v.push_back(gemm(part, "attention scores", x.s, x.s, x.d, bh));                   // scores = q k^T / sqrt(d)
   const double scores = bh * x.s * x.s;
   if (x.fused_softmax) {
-    v.push_back(mem(part, 2.0 * E * scores));  // scale, causal mask, softmax in one kernel
+    v.push_back(mem(part, "softmax", 2.0 * E * scores));  // scale, causal mask, softmax in one kernel
   } else {
     // PyTorch fallback: to fp32, scale, mask, softmax, back to 16 bits.
-    v.push_back(mem(part, (E + 4.0) * scores));
-    v.push_back(mem(part, 8.0 * scores));
-    v.push_back(mem(part, 8.0 * scores));
-    v.push_back(mem(part, 8.0 * scores));
-    v.push_back(mem(part, (4.0 + E) * scores));
+    v.push_back(mem(part, "softmax", (E + 4.0) * scores));
+    v.push_back(mem(part, "softmax", 8.0 * scores));
+    v.push_back(mem(part, "softmax", 8.0 * scores));
+    v.push_back(mem(part, "softmax", 8.0 * scores));
+    v.push_back(mem(part, "softmax", (4.0 + E) * scores));
   }
-  if (x.bias) v.push_back(mem(part, (2.0 * E + 1.0) * bh * x.s * x.s));  // attention dropout
-  v.push_back(gemm(part, x.s, x.d, x.s, bh));                   // context = probs v
-  v.push_back(mem(part, 2.0 * E * x.T * x.heads_t * x.d));      // [b, heads, s, d] -> [s, b, h] copy
+  if (x.bias) v.push_back(mem(part, "attention dropout", (2.0 * E + 1.0) * bh * x.s * x.s));  // attention dropout
+  v.push_back(gemm(part, "attention over values", x.s, x.d, x.s, bh));                   // context = probs v
+  v.push_back(mem(part, "attention layout copy", 2.0 * E * x.T * x.heads_t * x.d));      // [b, heads, s, d] -> [s, b, h] copy
 }
 
 void attention_core_bwd(std::vector<Kernel>& v, const Shape& x) {
@@ -108,105 +114,110 @@ void attention_core_bwd(std::vector<Kernel>& v, const Shape& x) {
     Kernel a;
     a.kind = KernelKind::attention_bwd;
     a.part = Part::backward;
+    a.op = "flash attention";
     a.model_flops = 8.0 * bh * x.s * x.s * x.d;
     a.work_flops = 0.5 * 10.0 * bh * x.s * x.s * x.d;  // five s x s x d products, causal half
     a.bytes = E * x.T * 2.0 * (qkv_width(x) + x.heads_t * x.d);
     v.push_back(a);
     return;
   }
-  v.push_back(mem(Part::backward, 2.0 * E * x.T * x.heads_t * x.d));  // layout copy back
-  v.push_back(gemm(Part::backward, x.s, x.s, x.d, bh));        // d probs = d context v^T
-  v.push_back(gemm(Part::backward, x.s, x.d, x.s, bh));        // d v = probs^T d context
-  if (x.bias) v.push_back(mem(Part::backward, (2.0 * E + 1.0) * bh * x.s * x.s));  // dropout
+  v.push_back(mem(Part::backward, "attention layout copy", 2.0 * E * x.T * x.heads_t * x.d));  // layout copy back
+  v.push_back(gemm(Part::backward, "attention over values", x.s, x.s, x.d, bh));        // d probs = d context v^T
+  v.push_back(gemm(Part::backward, "attention over values", x.s, x.d, x.s, bh));        // d v = probs^T d context
+  if (x.bias) v.push_back(mem(Part::backward, "attention dropout", (2.0 * E + 1.0) * bh * x.s * x.s));  // dropout
   if (x.fused_softmax) {
-    v.push_back(mem(Part::backward, 3.0 * E * bh * x.s * x.s));  // softmax backward
+    v.push_back(mem(Part::backward, "softmax", 3.0 * E * bh * x.s * x.s));  // softmax backward
   } else {
     const double scores = bh * x.s * x.s;
-    v.push_back(mem(Part::backward, (E + 4.0) * scores));  // gradient to fp32
-    v.push_back(mem(Part::backward, 12.0 * scores));       // softmax backward
-    v.push_back(mem(Part::backward, 8.0 * scores));        // mask and scale
-    v.push_back(mem(Part::backward, (4.0 + E) * scores));  // back to 16 bits
+    v.push_back(mem(Part::backward, "softmax", (E + 4.0) * scores));  // gradient to fp32
+    v.push_back(mem(Part::backward, "softmax", 12.0 * scores));       // softmax backward
+    v.push_back(mem(Part::backward, "softmax", 8.0 * scores));        // mask and scale
+    v.push_back(mem(Part::backward, "softmax", (4.0 + E) * scores));  // back to 16 bits
   }
-  v.push_back(gemm(Part::backward, x.s, x.d, x.s, bh));        // d q = d scores k
-  v.push_back(gemm(Part::backward, x.s, x.d, x.s, bh));        // d k = d scores^T q
-  if (x.gqa) v.push_back(mem(Part::backward, 2.0 * E * x.T * 2.0 * x.heads_t * x.d));  // sum to kv heads
-  v.push_back(mem(Part::backward, 2.0 * E * x.T * qkv_width(x)));  // q, k, v grads into one buffer
+  v.push_back(gemm(Part::backward, "attention scores", x.s, x.d, x.s, bh));        // d q = d scores k
+  v.push_back(gemm(Part::backward, "attention scores", x.s, x.d, x.s, bh));        // d k = d scores^T q
+  if (x.gqa) v.push_back(mem(Part::backward, "k, v head expansion", 2.0 * E * x.T * 2.0 * x.heads_t * x.d));  // sum to kv heads
+  v.push_back(mem(Part::backward, "attention layout copy", 2.0 * E * x.T * qkv_width(x)));  // q, k, v grads into one buffer
 }
 
 // Bias plus dropout plus residual add, fused (GPT style), or the plain residual add.
 double residual_fwd_bytes(const Shape& x) { return (3.0 * E + (x.bias ? 1.0 : 0.0)) * x.Tn * x.h; }
+const char* residual_op(const Shape& x) { return x.bias ? "bias, dropout and residual add" : "residual add"; }
+const char* mlp_up_op(const Shape& x) { return x.swiglu ? "MLP gate and up projections" : "MLP up projection"; }
+const char* activation_op(const Shape& x) { return x.swiglu ? "SwiGLU" : x.bias ? "bias and GeLU" : "GeLU"; }
 
 void layer_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
   const double hq = x.heads_t * x.d;
   const double mlp_out = x.swiglu ? 2.0 * x.f_t : x.f_t;
-  v.push_back(mem(part, 2.0 * E * x.Tn * x.h));  // input norm
+  v.push_back(mem(part, "input norm", 2.0 * E * x.Tn * x.h));  // input norm
   region_entry_fwd(v, x);
-  v.push_back(gemm(part, x.T, qkv_width(x), x.h));  // fused q, k, v projection
-  if (x.bias) v.push_back(mem(part, 2.0 * E * x.T * qkv_width(x)));  // its bias
-  if (x.rope) v.push_back(mem(part, 2.0 * E * x.T * (x.heads_t + x.kv_t) * x.d));
+  v.push_back(gemm(part, "q, k, v projection", x.T, qkv_width(x), x.h));  // fused q, k, v projection
+  if (x.bias) v.push_back(mem(part, "q, k, v projection", 2.0 * E * x.T * qkv_width(x)));  // its bias
+  if (x.rope) v.push_back(mem(part, "rotary embedding", 2.0 * E * x.T * (x.heads_t + x.kv_t) * x.d));
   attention_core_fwd(v, x, part);
-  v.push_back(gemm(part, x.T, x.h, hq));  // attention output projection
+  v.push_back(gemm(part, "attention output projection", x.T, x.h, hq));  // attention output projection
   region_exit_fwd(v, x);
-  v.push_back(mem(part, residual_fwd_bytes(x)));
-  v.push_back(mem(part, 2.0 * E * x.Tn * x.h));  // post-attention norm
+  v.push_back(mem(part, residual_op(x), residual_fwd_bytes(x)));
+  v.push_back(mem(part, "post-attention norm", 2.0 * E * x.Tn * x.h));  // post-attention norm
   region_entry_fwd(v, x);
-  v.push_back(gemm(part, x.T, mlp_out, x.h));  // MLP up (and gate)
-  v.push_back(mem(part, (x.swiglu ? 3.0 : 2.0) * E * x.T * x.f_t));  // (bias +) activation
-  v.push_back(gemm(part, x.T, x.h, x.f_t));  // MLP down
+  v.push_back(gemm(part, mlp_up_op(x), x.T, mlp_out, x.h));  // MLP up (and gate)
+  v.push_back(mem(part, activation_op(x), (x.swiglu ? 3.0 : 2.0) * E * x.T * x.f_t));  // (bias +) activation
+  v.push_back(gemm(part, "MLP down projection", x.T, x.h, x.f_t));  // MLP down
   region_exit_fwd(v, x);
-  v.push_back(mem(part, residual_fwd_bytes(x)));
+  v.push_back(mem(part, residual_op(x), residual_fwd_bytes(x)));
 }
 
 // Weight gradient accumulation across micro-batches: a separate add per parameter tensor, or
 // fused into the weight-gradient GEMM (which then reads and writes the fp32 buffer).
 void accumulate(std::vector<Kernel>& v, const Shape& x, double params) {
   if (x.fused_accumulation) return;
-  v.push_back(mem(Part::backward, params * (2.0 * x.grad_bytes + E)));
+  v.push_back(mem(Part::backward, "gradient accumulation", params * (2.0 * x.grad_bytes + E)));
 }
 
 // Data gradient then weight gradient of y = x W (W: k x n), for m rows; with a bias, its
 // gradient is a reduction over the rows.
-void linear_bwd(std::vector<Kernel>& v, const Shape& x, double m, double n, double k, bool with_bias) {
-  v.push_back(gemm(Part::backward, m, k, n));  // dX = dY W^T
-  Kernel w = gemm(Part::backward, k, n, m);    // dW = X^T dY
+void linear_bwd(std::vector<Kernel>& v, const Shape& x, const char* op, double m, double n, double k,
+                bool with_bias) {
+  v.push_back(gemm(Part::backward, op, m, k, n));  // dX = dY W^T
+  Kernel w = gemm(Part::backward, op, k, n, m);    // dW = X^T dY
   if (x.fused_accumulation) w.bytes = 2.0 * x.grad_bytes * k * n;  // read-modify-write of the buffer
   v.push_back(w);
   accumulate(v, x, k * n);
   if (with_bias) {
-    v.push_back(mem(Part::backward, E * m * n));
+    v.push_back(mem(Part::backward, op, E * m * n));
     accumulate(v, x, n);
   }
 }
 
 // Norm backward: input gradient, parameter gradient partials and their reduction, plus the
 // residual stream's gradient add.
-void norm_bwd(std::vector<Kernel>& v, const Shape& x) {
-  v.push_back(mem(Part::backward, 3.0 * E * x.Tn * x.h));
-  v.push_back(mem(Part::backward, E * x.Tn * x.h));
+void norm_bwd(std::vector<Kernel>& v, const Shape& x, const char* op) {
+  v.push_back(mem(Part::backward, op, 3.0 * E * x.Tn * x.h));
+  v.push_back(mem(Part::backward, op, E * x.Tn * x.h));
   accumulate(v, x, (x.bias ? 2.0 : 1.0) * x.h);
-  v.push_back(mem(Part::backward, 3.0 * E * x.Tn * x.h));
+  v.push_back(mem(Part::backward, op, 3.0 * E * x.Tn * x.h));
 }
 
 void layer_bwd(std::vector<Kernel>& v, const Shape& x) {
   const double hq = x.heads_t * x.d;
   const double mlp_out = x.swiglu ? 2.0 * x.f_t : x.f_t;
-  v.push_back(mem(Part::backward, (2.0 * E + (x.bias ? 1.0 : 0.0)) * x.Tn * x.h));  // dropout
+  v.push_back(mem(Part::backward, residual_op(x), (2.0 * E + (x.bias ? 1.0 : 0.0)) * x.Tn * x.h));  // dropout
   region_exit_bwd(v, x);
-  linear_bwd(v, x, x.T, x.h, x.f_t, x.bias);  // MLP down (its bias lives in the fused add)
-  v.push_back(mem(Part::backward, (x.swiglu ? 5.0 : 3.0) * E * x.T * x.f_t));  // activation
+  linear_bwd(v, x, "MLP down projection", x.T, x.h, x.f_t, x.bias);  // its bias lives in the fused add
+  v.push_back(mem(Part::backward, activation_op(x), (x.swiglu ? 5.0 : 3.0) * E * x.T * x.f_t));  // activation
   const int mlp_up_dgrad = static_cast<int>(v.size());
-  linear_bwd(v, x, x.T, mlp_out, x.h, x.bias);  // MLP up
+  linear_bwd(v, x, mlp_up_op(x), x.T, mlp_out, x.h, x.bias);
   region_entry_bwd(v, x, mlp_up_dgrad);
-  norm_bwd(v, x);
-  v.push_back(mem(Part::backward, (2.0 * E + (x.bias ? 1.0 : 0.0)) * x.Tn * x.h));
+  norm_bwd(v, x, "post-attention norm");
+  v.push_back(mem(Part::backward, residual_op(x), (2.0 * E + (x.bias ? 1.0 : 0.0)) * x.Tn * x.h));
   region_exit_bwd(v, x);
-  linear_bwd(v, x, x.T, x.h, hq, x.bias);  // output projection
+  linear_bwd(v, x, "attention output projection", x.T, x.h, hq, x.bias);
   attention_core_bwd(v, x);
-  if (x.rope) v.push_back(mem(Part::backward, 2.0 * E * x.T * (x.heads_t + x.kv_t) * x.d));
+  if (x.rope) v.push_back(mem(Part::backward, "rotary embedding", 2.0 * E * x.T * (x.heads_t + x.kv_t) * x.d));
   const int qkv_dgrad = static_cast<int>(v.size());
-  linear_bwd(v, x, x.T, qkv_width(x), x.h, x.bias);  // q, k, v projection
+  linear_bwd(v, x, "q, k, v projection", x.T, qkv_width(x), x.h, x.bias);
   region_entry_bwd(v, x, qkv_dgrad);
-  norm_bwd(v, x);
+  norm_bwd(v, x, "input norm");
 }
 
 }  // namespace
@@ -248,30 +259,30 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
   }
 
   // Embedding: vocabulary-parallel lookup, position add, dropout.
-  lk.embed_fwd.push_back(mem(Part::forward, 2.0 * E * x.T * x.h));
+  lk.embed_fwd.push_back(mem(Part::forward, "token embedding lookup", 2.0 * E * x.T * x.h));
   if (x.t > 1) {
     lk.embed_fwd.push_back(
         coll(x.sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, x.T * x.h * E));
   }
-  if (m.position == PositionEmbedding::learned) lk.embed_fwd.push_back(mem(Part::forward, 3.0 * E * x.Tn * x.h));
-  if (x.bias) lk.embed_fwd.push_back(mem(Part::forward, (2.0 * E + 1.0) * x.Tn * x.h));
+  if (m.position == PositionEmbedding::learned) lk.embed_fwd.push_back(mem(Part::forward, "position embedding add", 3.0 * E * x.Tn * x.h));
+  if (x.bias) lk.embed_fwd.push_back(mem(Part::forward, "embedding dropout", (2.0 * E + 1.0) * x.Tn * x.h));
   if (x.sp) lk.embed_bwd.push_back(coll(CollectiveKind::all_gather, x.T * x.h * E));
-  lk.embed_bwd.push_back(mem(Part::backward, (E + 2.0 * x.grad_bytes) * x.T * x.h));  // scatter-add rows
+  lk.embed_bwd.push_back(mem(Part::backward, "token embedding lookup", (E + 2.0 * x.grad_bytes) * x.T * x.h));  // scatter-add rows
   accumulate(lk.embed_bwd, x, x.vocab_t * x.h);
 
   // Head: final norm, logits against the (padded, vocabulary-parallel) output matrix, loss.
-  lk.head_fwd.push_back(mem(Part::forward, 2.0 * E * x.Tn * x.h));
+  lk.head_fwd.push_back(mem(Part::forward, "final norm", 2.0 * E * x.Tn * x.h));
   region_entry_fwd(lk.head_fwd, x);
-  lk.head_fwd.push_back(gemm(Part::forward, x.T, x.vocab_t, x.h));
+  lk.head_fwd.push_back(gemm(Part::forward, "logits projection", x.T, x.vocab_t, x.h));
   // Cross-entropy in fp32 over the local vocabulary shard: cast, max, exp, sum, target logit.
-  lk.head_fwd.push_back(mem(Part::forward, (E + 3.0 * 4.0 + 4.0) * x.T * x.vocab_t));
+  lk.head_fwd.push_back(mem(Part::forward, "cross-entropy loss", (E + 3.0 * 4.0 + 4.0) * x.T * x.vocab_t));
   if (x.t > 1)
     for (int i = 0; i < 3; ++i) lk.head_fwd.push_back(coll(CollectiveKind::all_reduce, 4.0 * x.T));
-  lk.head_bwd.push_back(mem(Part::backward, (4.0 + E) * x.T * x.vocab_t));  // softmax - one-hot
+  lk.head_bwd.push_back(mem(Part::backward, "cross-entropy loss", (4.0 + E) * x.T * x.vocab_t));  // softmax - one-hot
   const int head_dgrad = static_cast<int>(lk.head_bwd.size());
-  linear_bwd(lk.head_bwd, x, x.T, x.vocab_t, x.h, false);
+  linear_bwd(lk.head_bwd, x, "logits projection", x.T, x.vocab_t, x.h, false);
   region_entry_bwd(lk.head_bwd, x, head_dgrad);  // the logits layer is column-parallel too
-  norm_bwd(lk.head_bwd, x);
+  norm_bwd(lk.head_bwd, x, "final norm");
   return lk;
 }
 

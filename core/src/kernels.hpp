@@ -18,6 +18,7 @@ enum class KernelKind : unsigned char { gemm, attention_fwd, attention_bwd, memo
 struct Kernel {
   KernelKind kind = KernelKind::memory;
   Part part = Part::forward;
+  const char* op = "";      // the model operator the kernel belongs to (forward and backward alike)
   double m = 0, n = 0, k = 0, batch = 1;  // GEMM shape (elements); batch: independent GEMMs
   double model_flops = 0;   // FLOPs counted for MFU (dense attention convention)
   double work_flops = 0;    // FLOPs the kernel executes (causal attention skips masked blocks)

@@ -65,7 +65,8 @@ json to_json(const SimResult& r, bool include_timeline) {
         {"optimizer_step_s", r.details.optimizer_step_s},
         {"embedding_allreduce_s", r.details.embedding_allreduce_s},
         {"tp_nodes", r.details.tp_nodes},
-        {"dp_nodes", r.details.dp_nodes}}},
+        {"dp_nodes", r.details.dp_nodes},
+        {"layers_per_stage", r.details.layers_per_stage}}},
       {"config", to_json(r.config)},
       {"warnings", r.warnings}};
   if (r.accuracy.runs > 0) {
@@ -81,6 +82,23 @@ json to_json(const SimResult& r, bool include_timeline) {
                      {"energy_MWh", r.energy_MWh}};
     j["training_days"] = r.training_days;
     if (r.config.cluster.price_per_gpu_hour_usd > 0) j["cost_usd"] = r.cost_usd;
+  }
+  if (r.config.output.operators) {
+    json ops = json::array();
+    for (const OperatorTime& o : r.operators) {
+      ops.push_back({{"block", o.block},
+                     {"name", o.name},
+                     {"kind", o.kind},
+                     {"kernels", o.kernels},
+                     {"forward_s", o.forward_s},
+                     {"recompute_s", o.recompute_s},
+                     {"backward_s", o.backward_s},
+                     {"total_s", o.total_s()},
+                     {"work_flops", o.work_flops},
+                     {"hbm_bytes", o.hbm_bytes},
+                     {"comm_bytes", o.comm_bytes}});
+    }
+    j["operators"] = std::move(ops);
   }
   if (r.timeline_included && include_timeline) {
     // Columnar per stage (one array per field): compact, and what chart libraries take directly.

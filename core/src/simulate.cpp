@@ -131,6 +131,55 @@ BlockProfile finish(const HostGpu& st) {
 
 const std::vector<Kernel> kNone;
 
+const char* kind_name(KernelKind k) {
+  switch (k) {
+    case KernelKind::gemm: return "gemm";
+    case KernelKind::attention_fwd:
+    case KernelKind::attention_bwd: return "attention";
+    case KernelKind::memory: return "memory";
+    case KernelKind::collective: return "collective";
+  }
+  return "memory";
+}
+
+// The kernels of one micro-batch summed per (block, operator), in the order operators first run.
+std::vector<OperatorTime> operator_times(const LayerKernels& lk) {
+  std::vector<OperatorTime> out;
+  enum Phase { fwd, rec, bwd };
+  const struct {
+    const char* block;
+    const std::vector<Kernel>* kernels;
+    Phase phase;
+  } lists[] = {{"embedding", &lk.embed_fwd, fwd}, {"layer", &lk.layer_fwd, fwd},
+               {"head", &lk.head_fwd, fwd},       {"head", &lk.head_bwd, bwd},
+               {"layer", &lk.layer_recompute, rec}, {"layer", &lk.layer_bwd, bwd},
+               {"embedding", &lk.embed_bwd, bwd}};
+  for (const auto& list : lists) {
+    for (const Kernel& k : *list.kernels) {
+      auto it = std::find_if(out.begin(), out.end(), [&](const OperatorTime& o) {
+        return o.block == list.block && o.name == k.op;
+      });
+      if (it == out.end()) {
+        OperatorTime o;
+        o.block = list.block;
+        o.name = k.op;
+        o.kind = kind_name(k.kind);
+        out.push_back(std::move(o));
+        it = out.end() - 1;
+      }
+      ++it->kernels;
+      (list.phase == fwd ? it->forward_s : list.phase == rec ? it->recompute_s : it->backward_s) += k.time_s;
+      it->work_flops += k.work_flops;
+      if (k.kind == KernelKind::memory) it->hbm_bytes += k.bytes;
+      if (k.kind == KernelKind::collective) it->comm_bytes += k.comm_bytes;
+    }
+  }
+  // In model order: the embedding's operators, a layer's, then the head's.
+  const auto rank = [](const OperatorTime& o) { return o.block == "embedding" ? 0 : o.block == "layer" ? 1 : 2; };
+  std::stable_sort(out.begin(), out.end(), [&](const OperatorTime& a, const OperatorTime& b) { return rank(a) < rank(b); });
+  return out;
+}
+
 BlockProfile forward_block(const LayerKernels& lk, int layers, bool first, bool last, const HostCost& issue_s) {
   HostGpu st;
   st.host = issue_s.microbatch_s;
@@ -209,6 +258,8 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   r.details.layer_backward_s = sum_time(lk.layer_bwd);
   r.details.layer_recompute_s = sum_time(lk.layer_recompute);
   r.details.tp_nodes = tp_group.nodes;
+  r.details.layers_per_stage = m.layers / P;
+  if (config.output.operators) r.operators = operator_times(lk);
   if (tp_group.nodes > 1)
     r.warnings.push_back("a tensor-parallel group spans " + std::to_string(tp_group.nodes) +
                          " nodes: its collectives cross the network");

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { cliGolden } from '../../scripts/golden.mjs';
 import * as fmt from '../../web/src/format.js';
 import {
-  assertNoBadText, base, cancelRun, newPage, open, plain, problems, reportFloors, screenshot, startPage, stopPage, trackRun, webDir,
+  assertNoBadText, base, cancelRun, newPage, open, plain, problems, reportFloors, runCli, screenshot, shots, startPage, stopPage, trackRun, webDir,
 } from './harness.mjs';
 
 // The floors of the page, as the issue states them.
@@ -97,6 +97,37 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     await assertNoBadText(page);
     await page.waitForTimeout(200);
     await screenshot(page, 'plan.png', { fullPage: true });
+    await page.close();
+  });
+
+  test('the operator table shows each operator of a layer, the head and the embedding as the CLI does', async () => {
+    const page = await newPage();
+    await open(page);
+    await page.waitForSelector('#ops-table tbody[data-block="layer"] tr', { timeout: 15000 });
+    const cli = runCli(['simulate', 'gpt3-175b', '--operators', '--json', '--no-timeline']);
+    const table = await page.evaluate(() =>
+      [...document.querySelectorAll('#ops-table tbody')].map((b) => ({
+        block: b.dataset.block,
+        heading: b.querySelector('tr.ops-block').textContent,
+        rows: [...b.querySelectorAll('tr:not(.ops-block)')].map((tr) => [...tr.children].map((c) => c.textContent)),
+      })),
+    );
+    assert.deepEqual(table.map((b) => b.block), ['layer', 'head', 'embedding']);
+    for (const b of table) {
+      const ops = cli.operators.filter((o) => o.block === b.block);
+      assert.deepEqual(b.rows.map((r) => r[0]), ops.map((o) => o.name), `${b.block}: the CLI's operators, in its order`);
+      const total = ops.reduce((s, o) => s + o.total_s, 0);
+      assert.ok(b.heading.endsWith(`: ${fmt.duration(total)}`), b.heading);
+      for (const [i, o] of ops.entries()) {
+        assert.equal(plain(b.rows[i][1]), plain(o.forward_s > 0 ? fmt.duration(o.forward_s) : fmt.DASH), `${o.name} forward`);
+        assert.equal(plain(b.rows[i][4]), plain(fmt.percent(o.total_s / total)), `${o.name} share`);
+      }
+    }
+    assert.match(table[0].heading, /^Each transformer layer \(12 on each stage\)/);
+    const mlp = table[0].rows.find((r) => r[0] === 'MLP up projection');
+    assert.match(mlp[5], /^\d+ TFLOP\/s$/);
+    await assertNoBadText(page);
+    await page.locator('#ops-figure').screenshot({ path: path.join(shots, 'operators.png') });
     await page.close();
   });
 

@@ -80,6 +80,26 @@ test('simulate prints a readable summary', () => {
   assert.doesNotMatch(r.out, /nan|inf/i);
 });
 
+test('simulate --operators lists each operator of a layer with its time and rate', () => {
+  const r = run('simulate', 'gpt3-175b', '--operators');
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /operators, GPU time for one micro-batch on one GPU \("layer": each of a stage's 12 layers\)/);
+  const row = r.out.split('\n').find((l) => /^ {2}layer +MLP up projection /.test(l));
+  assert.ok(row, r.out);
+  assert.match(row, / \d+ TFLOP\/s$/);
+  assert.match(r.out, /^ {2}head +logits projection /m);
+  assert.doesNotMatch(r.out, /nan|inf/i);
+  // --json carries the same rows; the layer's add up to its forward time.
+  const j = JSON.parse(run('simulate', 'gpt3-175b', '--operators', '--json', '--no-timeline').out);
+  const layer = j.operators.filter((o) => o.block === 'layer');
+  const forward = layer.reduce((s, o) => s + o.forward_s, 0);
+  assert.ok(Math.abs(forward - j.details.layer_forward_s) < 1e-9 * forward);
+  assert.equal(j.details.layers_per_stage, 12);
+  // Without the option, the summary and the JSON have no operators.
+  assert.doesNotMatch(run('simulate', 'gpt3-175b').out, /operators,/);
+  assert.equal(JSON.parse(run('simulate', 'gpt3-175b', '--json', '--no-timeline').out).operators, undefined);
+});
+
 test('a config file with the documented contract is accepted', () => {
   const file = writeConfig({
     model: { layers: 96, hidden: 12288, heads: 96, seq_len: 2048, vocab: 51200, ffn_hidden: 49152,

@@ -9,6 +9,7 @@ import { PARTS, drawBreakdown, drawMemory, drawTimeline, loadPlotly } from './ch
 import { createExploreView } from './explore.js';
 import { h, errorList, fieldElement, markFieldErrors } from './form.js';
 import { createOptimalView } from './optimal.js';
+import { renderOperators } from './operators.js';
 
 performance.mark('vtrain:boot');
 
@@ -235,7 +236,7 @@ async function simulateNow() {
     return false;
   }
   try {
-    const result = await app.vtrain.simulate({ ...config, output: { timeline: false } });
+    const result = await app.vtrain.simulate({ ...config, output: { timeline: false, operators: !app.embed } });
     if (seq !== app.seq) return false;
     app.coreErrors = [];
     showErrors([]);
@@ -380,6 +381,7 @@ function renderResult(r, seq) {
   for (const w of warnings) list.append(h('li', { text: w }));
   list.hidden = warnings.length === 0;
   $('breakdown-note').textContent = `stage ${r.breakdown_stage}, the busiest`;
+  if (!app.embed) renderOperators($('ops-figure'), $('ops-table'), $('ops-note'), r);
   $('memory-note').textContent = `stage ${r.memory_stage}, the fullest`;
 
   const answer = r.training ? [fmt.days(r.training_days), r.cost_usd != null ? fmt.usd(r.cost_usd) : null] : [`${fmt.duration(r.iteration_time_s)} per iteration`];

@@ -93,7 +93,8 @@ struct TrainingConfig {
 };
 
 struct OutputOptions {
-  bool timeline = true;  // include the per-stage block timeline in the result
+  bool timeline = true;    // include the per-stage block timeline in the result
+  bool operators = false;  // include each operator's GPU time (one micro-batch, one GPU)
 };
 
 struct SimConfig {

@@ -60,6 +60,25 @@ struct SimDetails {
   double embedding_allreduce_s = 0;
   int tp_nodes = 1;              // nodes one tensor-parallel group spans
   int dp_nodes = 1;              // nodes one data-parallel group spans
+  int layers_per_stage = 0;      // transformer layers on each pipeline stage
+};
+
+// One operator of the model (a norm, a projection, the softmax, a tensor-parallel collective, ...)
+// for one micro-batch on one GPU: the GPU time of the kernels it launches, by phase. The layer's
+// operators summed over its layers and micro-batches make up the breakdown's forward, recompute,
+// backward and (before any wait for other ranks) tensor-parallel communication.
+struct OperatorTime {
+  std::string block;        // "layer" (each transformer layer), "embedding" (first stage), "head" (last stage)
+  std::string name;
+  std::string kind;         // "gemm", "attention" (a fused attention kernel), "memory" or "collective"
+  int kernels = 0;          // kernels it launches per micro-batch, all phases
+  double forward_s = 0;
+  double recompute_s = 0;
+  double backward_s = 0;
+  double work_flops = 0;    // FLOPs its GEMM and attention kernels execute, all phases
+  double hbm_bytes = 0;     // bytes its memory-bound kernels move, all phases
+  double comm_bytes = 0;    // collective buffer bytes, all phases
+  double total_s() const { return forward_s + recompute_s + backward_s; }
 };
 
 struct SimResult {
@@ -91,6 +110,7 @@ struct SimResult {
   // How close the profile's predictions came to measured runs like this one: the runs on one
   // node for a plan that fits on one node, the runs across nodes otherwise (runs 0: none recorded).
   ProfileAccuracy accuracy;
+  std::vector<OperatorTime> operators;  // when config.output.operators: in the order they first run
   bool timeline_included = false;
   std::vector<std::vector<TimelineBlock>> timeline;  // per stage
   std::vector<std::string> warnings;
