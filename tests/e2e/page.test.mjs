@@ -126,6 +126,17 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     assert.match(table[0].heading, /^Each transformer layer \(12 on each stage\)/);
     const mlp = table[0].rows.find((r) => r[0] === 'MLP up projection');
     assert.match(mlp[5], /^\d+ TFLOP\/s$/);
+    // The downloads carry them too: the JSON (with the timeline) and a CSV row per operator and phase.
+    await page.waitForSelector('body[data-timeline]', { timeout: 15000 });
+    const [json] = await Promise.all([page.waitForEvent('download'), page.click('#download-json')]);
+    const saved = JSON.parse(readFileSync(await json.path(), 'utf8')).result;
+    assert.ok(saved.timeline.length > 0);
+    assert.deepEqual(saved.operators.map((o) => o.name), cli.operators.map((o) => o.name));
+    const [csv] = await Promise.all([page.waitForEvent('download'), page.click('#download-csv')]);
+    const lines = readFileSync(await csv.path(), 'utf8').trim().split('\n');
+    const mlpUp = cli.operators.find((o) => o.block === 'layer' && o.name === 'MLP up projection');
+    assert.ok(lines.includes(`operators.layer.MLP up projection.forward,${mlpUp.forward_s},s`), lines.join('\n'));
+    assert.ok(lines.includes(`"operators.layer.q, k, v projection.backward",${cli.operators.find((o) => o.name === 'q, k, v projection').backward_s},s`));
     await assertNoBadText(page);
     await page.locator('#ops-figure').screenshot({ path: path.join(shots, 'operators.png') });
     await page.close();

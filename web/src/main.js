@@ -259,7 +259,7 @@ async function fetchTimeline(seq, config) {
   if (app.embed) return;
   try {
     // The timeline can be megabytes; it is computed beside, not before, the next quick result.
-    const full = await app.vtrain.simulate({ ...config, output: { timeline: true } }, { priority: 'low' });
+    const full = await app.vtrain.simulate({ ...config, output: { timeline: true, operators: true } }, { priority: 'low' });
     if (seq !== app.seq) return;
     app.timeline = full;
     if (app.view === 'plan') drawTimelineNow(seq);
@@ -520,6 +520,9 @@ function planCsv(r) {
   add('tflops_per_gpu', r.tflops_per_gpu, 'TFLOP/s');
   for (const [k, v] of Object.entries(r.memory_GiB)) add(`memory.${k}`, v, 'GiB');
   add('memory_capacity', r.memory_capacity_GiB, 'GiB');
+  for (const o of r.operators || []) {
+    for (const phase of ['forward', 'recompute', 'backward']) add(`operators.${o.block}.${o.name}.${phase}`, o[`${phase}_s`], 's');
+  }
   rows.push(['fits_in_memory', r.fits_in_memory, '']);
   return toCsv(rows);
 }
