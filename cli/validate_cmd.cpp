@@ -212,6 +212,7 @@ int run_validate(const Args& args) {
                   {"layers", m.layers},      {"seq_len", m.seq_len},   {"tp", m.tp},
                   {"dp", m.dp},              {"pp", m.pp},             {"measured_ms", m.measured_ms},
                   {"predicted_ms", row.predicted_ms}, {"error_percent", row.error_percent}};
+        if (m.layer_time) j["layer_time"] = true;
         if (m.params_billion > 0) j["params_billion"] = m.params_billion;
         if (m.vocab > 0) j["vocab"] = m.vocab;
         if (m.virtual_stages > 1) j["virtual_stages"] = m.virtual_stages;
@@ -281,7 +282,7 @@ int run_validate(const Args& args) {
     if (!args.has("summary")) {
       // Runs with settings of their own (the optional columns) show them in a last column.
       auto settings = [](const MeasuredRun& m) {
-        std::string s;
+        std::string s = m.layer_time ? " layer" : "";
         if (m.has_recompute) s += std::string(" ") + to_string(m.recompute);
         if (m.sequence_parallel) s += " sp";
         if (m.tp_async_backward == 1) s += " async";

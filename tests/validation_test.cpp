@@ -8,6 +8,7 @@
 
 #include "vtrain/calibration.hpp"
 #include "vtrain/profile.hpp"
+#include "vtrain/simulate.hpp"
 #include "vtrain/validation.hpp"
 
 using namespace vtrain;
@@ -232,6 +233,44 @@ TEST_CASE("validation: a precision column sets the run's 16-bit format, bf16 wit
   REQUIRE(plain.ok());
   setup.precision = Precision::bf16;
   CHECK(config_for_run(plain.value()[0], setup).plan.precision == Precision::bf16);
+}
+
+TEST_CASE("validation: a layer time column measures one layer's forward and backward pass") {
+  const std::string iteration = std::string(kHeader);
+  const std::string layer = iteration.substr(0, iteration.find("iteration time (ms)")) + "layer time (ms),recompute\n";
+  auto parsed = parse_measurements(layer + "8,4,4,6144,64,48,2048,8,1,1,27.2,full\n8,4,4,6144,64,48,2048,8,1,1,19.6,none\n");
+  REQUIRE(parsed.ok());
+  REQUIRE(parsed.value().size() == 2);
+  CHECK(parsed.value()[0].layer_time);
+  CHECK(parsed.value()[0].measured_ms == 27.2);
+  CHECK(unread_columns(layer).empty());
+  auto report = validate_runs(parsed.value(), ValidationSetup{});
+  REQUIRE(report.ok());
+  // The prediction is the layer's forward, recomputation and backward, not the iteration.
+  for (const ValidationRow& row : report.value().rows) {
+    const SimResult r = simulate(config_for_run(row.run, ValidationSetup{})).value();
+    const double layer_ms = (r.details.layer_forward_s + r.details.layer_recompute_s + r.details.layer_backward_s) * 1e3;
+    CHECK(row.predicted_ms == doctest::Approx(layer_ms));
+    CHECK(row.predicted_ms < 0.05 * r.iteration_time_s * 1e3);
+  }
+  // Full recomputation adds about one forward pass to the layer.
+  const double overhead = report.value().rows[0].predicted_ms / report.value().rows[1].predicted_ms - 1;
+  CHECK(overhead > 0.25);
+  CHECK(overhead < 0.5);
+  // Layer times are not iteration times: they take no part in the per-step decomposition.
+  CHECK(decompose_times(report.value()).empty());
+
+  // A file measures one or the other; without either the error names both.
+  auto both = parse_measurements(iteration.substr(0, iteration.size() - 1) + ",layer time (ms)\n8,16,2,1024,16,12,1024,2,2,2,100,1\n");
+  REQUIRE_FALSE(both.ok());
+  CHECK(both.errors().front().pointer == "/header/layer time (ms)");
+  auto neither = parse_measurements(iteration.substr(0, iteration.find(",iteration time (ms)")) + "\n8,16,2,1024,16,12,1024,2,2,2\n");
+  REQUIRE_FALSE(neither.ok());
+  CHECK(neither.errors().front().code == "missing_column");
+  CHECK(neither.errors().front().message.find("\"layer time (ms)\"") != std::string::npos);
+  auto bad = parse_measurements(layer + "8,4,4,6144,64,48,2048,8,1,1,-3,full\n");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.errors().front().pointer == "/line/2/layer time (ms)");
 }
 
 TEST_CASE("validation: runs grouped by columns carry their bias and share of the error") {

@@ -41,6 +41,8 @@ const char* const kRunColumns[] = {"Parameters (billion)", "# GPUs", "global bat
 // The most each whole-number column may hold: the same limits as the config's fields.
 const int kRunColumnMax[] = {0, limits::num_gpus, limits::global_batch, limits::micro_batch, limits::hidden,
                              limits::heads, limits::layers, limits::seq_len, limits::tp, limits::dp, limits::pp, 0};
+// What a file may measure instead of the iteration time: one layer's forward and backward pass.
+const char* const kLayerTimeColumn = "layer time (ms)";
 // A note column that is carried along unread.
 const char* const kNoteColumn = "source";
 
@@ -153,6 +155,7 @@ Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view text) {
   };
   Column cols[12];
   for (int k = 0; k < 12; ++k) cols[k] = {kRunColumns[k], k > 0};
+  int layer_time_index = -1;
   while (pos <= text.size()) {
     size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
@@ -166,12 +169,24 @@ Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view text) {
     auto cells = split_line(line);
     if (header.empty()) {
       header = cells;
+      for (size_t i = 0; i < header.size(); ++i)
+        if (header[i] == kLayerTimeColumn) layer_time_index = static_cast<int>(i);
       for (auto& c : cols) {
         for (size_t i = 0; i < header.size(); ++i)
           if (header[i] == c.name) c.index = static_cast<int>(i);
-        if (c.required && c.index < 0)
+        const bool measured = &c == &cols[11];
+        if (measured && c.index >= 0 && layer_time_index >= 0) {
+          errors.push_back(make_diagnostic("columns", "/header/" + std::string(kLayerTimeColumn),
+                                           "a file measures either \"" + std::string(c.name) + "\" or \"" +
+                                               kLayerTimeColumn + "\", not both"));
+        } else if (measured && c.index < 0 && layer_time_index >= 0) {
+          c.name = kLayerTimeColumn;
+          c.index = layer_time_index;
+        } else if (c.required && c.index < 0) {
           errors.push_back(make_diagnostic("missing_column", "/header/" + std::string(c.name),
-                                           "the header has no column \"" + std::string(c.name) + "\""));
+                                           "the header has no column \"" + std::string(c.name) + "\"" +
+                                               (measured ? " (or \"" + std::string(kLayerTimeColumn) + "\")" : "")));
+        }
       }
       if (!errors.empty()) return errors;
       continue;
@@ -231,6 +246,7 @@ Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view text) {
     r.dp = static_cast<int>(values[9]);
     r.pp = static_cast<int>(values[10]);
     r.measured_ms = values[11];
+    r.layer_time = layer_time_index >= 0;
     runs.push_back(r);
   }
   if (header.empty()) errors.push_back(make_diagnostic("empty", "", "the file has no header line"));
@@ -250,7 +266,7 @@ std::vector<std::string> unread_columns(std::string_view text) {
     pos = end + 1;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     for (const std::string& cell : split_line(line)) {
-      bool known = cell == kNoteColumn || is_setting_column(cell);
+      bool known = cell == kNoteColumn || cell == kLayerTimeColumn || is_setting_column(cell);
       for (const char* c : kRunColumns) known = known || cell == c;
       if (!known) out.push_back(cell);
     }
@@ -324,7 +340,10 @@ Outcome<ValidationReport> validate_runs(const std::vector<MeasuredRun>& runs, co
     }
     ValidationRow row;
     row.run = run;
-    row.predicted_ms = result.value().iteration_time_s * 1e3;
+    const SimDetails& d = result.value().details;
+    row.predicted_ms = (run.layer_time ? d.layer_forward_s + d.layer_recompute_s + d.layer_backward_s
+                                       : result.value().iteration_time_s) *
+                       1e3;
     row.error_percent = (row.predicted_ms - run.measured_ms) / run.measured_ms * 100.0;
     sum += std::abs(row.error_percent);
     report.max_abs_error_percent = std::max(report.max_abs_error_percent, std::abs(row.error_percent));
@@ -487,7 +506,7 @@ std::vector<TimeDecomposition> decompose_times(const ValidationReport& report) {
   std::map<Key, std::vector<const ValidationRow*>> groups;
   for (const ValidationRow& row : report.rows) {
     const MeasuredRun& r = row.run;
-    if (r.pp != 1 || r.micro_batch <= 0 || r.dp <= 0) continue;
+    if (r.layer_time || r.pp != 1 || r.micro_batch <= 0 || r.dp <= 0) continue;
     const int recompute = r.has_recompute ? static_cast<int>(r.recompute) : -1;
     groups[{r.hidden, r.heads, r.seq_len, r.tp, r.dp, r.micro_batch, r.vocab, r.virtual_stages, recompute,
             r.sequence_parallel ? 1 : 0, static_cast<int>(r.inter_node_Gbps), r.tp_async_backward,
@@ -552,6 +571,7 @@ ContradictionReport find_contradictions(const ValidationReport& report, const Va
   std::vector<RunWork> work(report.rows.size());
   for (size_t i = 0; i < report.rows.size(); ++i) {
     const MeasuredRun& r = report.rows[i].run;
+    if (r.layer_time) continue;  // iteration times only
     const SimConfig c = config_for_run(r, setup);
     const PlanConfig& p = c.plan;
     work[i].kernels = detail::build_kernels(c.model, p);

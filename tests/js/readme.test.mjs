@@ -41,7 +41,8 @@ test('the README accuracy table states what vtrain validate prints', (t) => {
 test('the README accuracy table states the published runs and the profile\'s cross-validation', () => {
   const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
   for (const [label, file] of [['| published Megatron-LM runs', 'megatron-a100.csv'],
-    ['| published Megatron-LM weak scaling', 'narayanan-a100.csv'], ['| published MT-NLG', 'mt-nlg-a100.csv']]) {
+    ['| published Megatron-LM weak scaling', 'narayanan-a100.csv'], ['| published MT-NLG', 'mt-nlg-a100.csv'],
+    ['| published per-layer times', 'korthikanti-layer-a100.csv']]) {
     const row = readme.split('\n').find((l) => l.startsWith(label));
     assert.ok(row, `README table row ${label}`);
     const cells = row.split('|').map((c) => c.trim());

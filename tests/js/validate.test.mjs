@@ -187,6 +187,25 @@ test('the published weak-scaling runs of 2021 validate within their bound, each 
   assert.deepEqual(j.rows.map((row) => row.virtual_stages ?? 1), [1, 1, 1, 1, 1, 3, 2, 2, 3, 1]);
 });
 
+test('the published per-layer times of 2022 validate as layer times, recomputation variants in order', () => {
+  // Korthikanti et al. 2022 (arXiv 2205.05198, Table 4): one layer of the 22B model on 8 A100s,
+  // forward and backward, without and with full or selective recomputation and sequence parallelism.
+  const j = validatePublished('korthikanti-layer-a100.csv');
+  assert.equal(j.runs, 5);
+  assert.equal(j.unread_columns, undefined);
+  assert.ok(j.mape_percent <= 3, `MAPE ${j.mape_percent}`);
+  assert.ok(j.max_abs_error_percent <= 5, `max ${j.max_abs_error_percent}`);
+  for (const row of j.rows) assert.equal(row.layer_time, true);
+  const at = (recompute, sp) => j.rows.find((r) => r.recompute === recompute && Boolean(r.sequence_parallel) === sp);
+  // Measured and predicted alike: full recomputation costs most, sequence parallelism saves a little.
+  for (const key of ['measured_ms', 'predicted_ms']) {
+    assert.ok(at('full', false)[key] > 1.3 * at('none', false)[key], key);
+    assert.ok(at('selective', false)[key] < 1.1 * at('none', false)[key], key);
+    assert.ok(at('none', true)[key] < at('none', false)[key], key);
+    assert.ok(at('selective', true)[key] < at('selective', false)[key], key);
+  }
+});
+
 test('the published MT-NLG runs are read with their own setup and their known shortfall is bounded', () => {
   // Smith et al. 2022 (arXiv 2201.11990): 530B on 2240 to 3360 A100s, bf16, DeepSpeed's pipeline
   // engine. The simulator predicts them short (README, Accuracy); this bounds that gap.

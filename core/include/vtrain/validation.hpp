@@ -23,7 +23,9 @@ struct MeasuredRun {
   int layers = 0;               // transformer layers
   int seq_len = 0;              // tokens per sequence
   int tp = 1, dp = 1, pp = 1;   // parallel degrees
-  double measured_ms = 0;       // measured iteration time (ms)
+  double measured_ms = 0;       // measured iteration time (ms), or the layer time where layer_time
+  bool layer_time = false;      // the file's "layer time (ms)": one transformer layer's forward and
+                                // backward pass (recomputation included) for one micro-batch
   // Optional columns, for runs set up otherwise than the validation setup says:
   int vocab = 0;                // "vocabulary" (entries); 0: the setup's
   int virtual_stages = 1;       // "virtual pipeline stages": model chunks per stage (interleaved 1F1B)
@@ -38,7 +40,9 @@ struct MeasuredRun {
   Precision precision = Precision::fp16;  // "precision": fp16 or bf16 (bf16 keeps fp32 gradients)
 };
 
-// Parses the CSV text (header names as published; a UTF-8 byte-order mark is allowed). Errors name
+// Parses the CSV text (header names as published; a UTF-8 byte-order mark is allowed). In place of
+// "iteration time (ms)" a file may measure "layer time (ms)": the time of one transformer layer's
+// forward and backward pass, as papers that time a layer report it. Errors name
 // the line and column, e.g. pointer "/line/12/hidden size". Besides vTrain's columns a file may
 // have the setting columns below and "source" (free text without commas, not read). Other columns
 // are not read either: unread_columns() names them, so that a misspelt setting can be reported.
