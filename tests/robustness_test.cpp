@@ -137,7 +137,8 @@ TEST_CASE("robustness: mutated simulate configs get a finite result or errors th
 
 TEST_CASE("robustness: mutated measurement files are read or refused by line and column, never NaN") {
   const std::vector<std::string> texts = {read_text("profiles/published/narayanan-a100.csv"),
-                                          read_text("profiles/published/megatron-a100.csv")};
+                                          read_text("profiles/published/megatron-a100.csv"),
+                                          read_text("profiles/published/korthikanti-layer-a100.csv")};
   for (const auto& t : texts) REQUIRE(vtrain::parse_measurements(t).ok());
   const std::vector<std::string> pieces = {"0", "-1", "1e308", "nan", "inf", "", " ", "\"", "\"a,b\"", ",",
                                            "\n", "\r\n", "yes", "no", "x", "1.5", "99999999999", "\xef\xbb\xbf",
