@@ -124,6 +124,13 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
       }
     }
     assert.match(table[0].heading, /^Each transformer layer \(12 on each stage\)/);
+    // The caption says what a layer's GPU time is made of, by kind of operator, as the CLI's rows add up.
+    const layerOps = cli.operators.filter((o) => o.block === 'layer');
+    const layerTotal = layerOps.reduce((sum, o) => sum + o.total_s, 0);
+    const share = (kind) => layerOps.filter((o) => o.kind === kind).reduce((sum, o) => sum + o.total_s, 0) / layerTotal;
+    const caption = await page.textContent('#ops-note');
+    assert.ok(caption.includes(`${fmt.percent(share('gemm'), 0)} GEMMs`), caption);
+    assert.ok(caption.includes(`${fmt.percent(share('collective'), 0)} collectives`), caption);
     const mlp = table[0].rows.find((r) => r[0] === 'MLP up projection');
     assert.match(mlp[5], /^\d+ TFLOP\/s$/);
     // The downloads carry them too: the JSON (with the timeline) and a CSV row per operator and phase.

@@ -18,6 +18,13 @@ const BLOCKS = [
   { key: 'embedding', title: () => 'Embedding (first stage)' },
 ];
 
+const KINDS = [
+  { key: 'gemm', label: 'GEMMs' },
+  { key: 'attention', label: 'fused attention' },
+  { key: 'memory', label: 'memory-bound' },
+  { key: 'collective', label: 'collectives' },
+];
+
 /** FLOPs or bytes per second of the operator's GPU time, as text. */
 function rate(o) {
   if (!(o.total_s > 0)) return fmt.DASH;
@@ -42,7 +49,13 @@ export function renderOperators(figure, table, note, r) {
   figure.hidden = ops.length === 0;
   table.textContent = '';
   if (ops.length === 0) return;
-  note.textContent = 'GPU time of one micro-batch on one GPU, by phase';
+  // What a layer's GPU time is made of, by kind of operator.
+  const layer = ops.filter((o) => o.block === 'layer');
+  const layerTotal = layer.reduce((sum, o) => sum + o.total_s, 0);
+  const kinds = KINDS.map((k) => ({ ...k, share: layer.filter((o) => o.kind === k.key).reduce((sum, o) => sum + o.total_s, 0) / layerTotal }))
+    .filter((k) => k.share > 0)
+    .map((k) => `${fmt.percent(k.share, 0)} ${k.label}`);
+  note.textContent = `GPU time of one micro-batch on one GPU, by phase${kinds.length ? `; a layer's is ${kinds.join(', ')}` : ''}`;
   table.append(
     h(
       'thead',
