@@ -78,10 +78,21 @@ TEST_CASE("config: every broken rule names its field") {
   j["cluster"]["num_gpus"] = 12;
   CHECK(names(errors_of(j), "/plan/tp", "divisibility"));
 
+  // Stages may be uneven (3 stages of 16 layers: 6, 5, 5), but not empty, and interleaved
+  // chunks must split evenly.
+  j = test::small_config();
+  j["plan"]["pp"] = 17;
+  j["plan"]["dp"] = 1;
+  j["plan"]["tp"] = 1;
+  j["cluster"]["num_gpus"] = 17;
+  CHECK(names(errors_of(j), "/plan/pp", "range"));
   j = test::small_config();
   j["plan"]["pp"] = 3;
+  j["plan"]["virtual_stages"] = 2;
   j["cluster"]["num_gpus"] = 12;
-  CHECK(names(errors_of(j), "/plan/pp", "divisibility"));
+  CHECK(names(errors_of(j), "/plan/virtual_stages", "divisibility"));
+  j["plan"]["virtual_stages"] = 1;
+  CHECK(parse_sim_config(j).ok());
 
   j = test::small_config();
   j["plan"]["global_batch"] = 30;

@@ -330,3 +330,40 @@ TEST_CASE("simulate: the operators of a layer add up to the layer's forward, rec
   CHECK(!to_json(plain).contains("operators"));
   CHECK(plain.iteration_time_s == f.iteration_time_s);
 }
+
+TEST_CASE("simulate: a pipeline depth that does not divide the layers gives uneven stages") {
+  // 16 layers on 3 stages: 6, 5, 5 (DeepSpeed's uniform partition), beside the even 4 stages of 4.
+  json j = test::small_config();
+  j["plan"]["pp"] = 3;
+  j["plan"]["dp"] = 1;
+  j["plan"]["global_batch"] = 16;
+  j["cluster"]["num_gpus"] = 6;
+  const SimResult r = test::simulate_ok(test::parse_ok(j));
+  CHECK(r.details.layers_per_stage == 6);
+  REQUIRE(r.stage_breakdowns.size() == 3);
+  REQUIRE(r.stage_memory.size() == 3);
+  // The stage with the extra layer computes more and holds more weights than the middle one.
+  const auto compute = [](const Breakdown& b) { return b.forward + b.backward + b.recompute; };
+  CHECK(compute(r.stage_breakdowns[0]) > 1.15 * compute(r.stage_breakdowns[1]));
+  CHECK(compute(r.stage_breakdowns[0]) < 1.25 * compute(r.stage_breakdowns[1]));
+  CHECK(r.stage_memory[0].weights > r.stage_memory[1].weights);
+  CHECK(std::any_of(r.warnings.begin(), r.warnings.end(), [](const std::string& w) {
+    return w.find("stages 0 to 0 hold 6 layers, the others 5") != std::string::npos;
+  }));
+  // Between the even neighbours: slower than 4 stages of 4, faster than 2 stages of 8.
+  const auto time_at = [&](int pp) {
+    json e = j;
+    e["plan"]["pp"] = pp;
+    e["cluster"]["num_gpus"] = 2 * pp;
+    return test::simulate_ok(test::parse_ok(e)).iteration_time_s;
+  };
+  CHECK(r.iteration_time_s > time_at(4));
+  CHECK(r.iteration_time_s < time_at(2));
+  json even = j;
+  even["plan"]["pp"] = 4;
+  even["cluster"]["num_gpus"] = 8;
+  const SimResult e = test::simulate_ok(test::parse_ok(even));
+  CHECK(e.details.layers_per_stage == 4);
+  CHECK(std::none_of(e.warnings.begin(), e.warnings.end(),
+                     [](const std::string& w) { return w.find("does not divide") != std::string::npos; }));
+}

@@ -262,15 +262,14 @@ Diagnostics check_sim_config(const SimConfig& c) {
   if (m.ffn_hidden % p.tp != 0)
     add("divisibility", "/plan/tp",
         "must divide /model/ffn_hidden (" + std::to_string(m.ffn_hidden) + ")");
+  // Stages may hold unequal numbers of layers (see stage_layers); interleaved chunks may not.
   const long long chunks = static_cast<long long>(p.pp) * p.virtual_stages;
-  if (m.layers % chunks != 0) {
-    if (p.virtual_stages == 1)
-      add("divisibility", "/plan/pp", "must divide /model/layers (" + std::to_string(m.layers) + ")");
-    else
-      add("divisibility", "/plan/virtual_stages",
-          "times /plan/pp (" + std::to_string(p.pp) + ") must divide /model/layers (" +
-              std::to_string(m.layers) + ")");
-  }
+  if (p.pp > m.layers)
+    add("range", "/plan/pp", "must be at most /model/layers (" + std::to_string(m.layers) + "): every stage needs a layer");
+  else if (p.virtual_stages > 1 && m.layers % chunks != 0)
+    add("divisibility", "/plan/virtual_stages",
+        "times /plan/pp (" + std::to_string(p.pp) + ") must divide /model/layers (" + std::to_string(m.layers) +
+            "): interleaved model chunks need an even split");
   if (p.virtual_stages > 1 && p.pp == 1)
     add("range", "/plan/virtual_stages", "must be 1 when /plan/pp is 1 (interleaving needs stages)");
   const long long replica_batch = static_cast<long long>(p.dp) * p.micro_batch;

@@ -143,8 +143,9 @@ void parse_options(const json* j, const SimConfig& c, ExploreOptions& o, Diagnos
     if (m.ffn_hidden % t) return "does not divide /model/ffn_hidden (" + std::to_string(m.ffn_hidden) + ")";
     return {};
   }, errors);
+  // Depths that do not divide the layers give uneven stages: tried only where asked for.
   check_each(o.pp, given("pp"), "/explore/pp", [&](int p) -> std::string {
-    return m.layers % p ? "does not divide /model/layers (" + std::to_string(m.layers) + ")" : std::string();
+    return p > m.layers ? "is more than /model/layers (" + std::to_string(m.layers) + ")" : std::string();
   }, errors);
   check_each(o.virtual_stages, given("virtual_stages"), "/explore/virtual_stages", [&](int v) -> std::string {
     return m.layers % v ? "does not divide /model/layers (" + std::to_string(m.layers) + ")" : std::string();
@@ -471,7 +472,7 @@ Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreContr
             for (int d : divisors(G))
               if (static_cast<long long>(tp) * pp * d <= max_gpus) dps.push_back(d);
           for (int v : vs) {
-            if (L % (static_cast<long long>(pp) * v) != 0 || (v > 1 && pp == 1)) continue;
+            if ((v > 1 && L % (static_cast<long long>(pp) * v) != 0) || (v > 1 && pp == 1) || pp > L) continue;
             for (int dp : dps) {
               if (G % (static_cast<long long>(dp) * mb) != 0) continue;
               const int M = G / (dp * mb);

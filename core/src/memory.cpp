@@ -19,12 +19,18 @@ double in_flight(int stage, const PlanConfig& p, int m) {
 }
 }  // namespace
 
+int stage_layers(const ModelConfig& m, const PlanConfig& p, int stage) {
+  const int chunks = p.pp * p.virtual_stages;
+  return m.layers / chunks + (p.virtual_stages == 1 && stage < m.layers % p.pp ? 1 : 0);
+}
+
 std::vector<double> stage_local_parameters(const ModelConfig& m, const PlanConfig& p) {
   const ParameterCounts c = count_parameters(m);
   const double t = p.tp;
   const double vocab_rows = static_cast<double>(padded_vocab(m, p.tp)) / t;
-  const double layers_per_stage = static_cast<double>(m.layers) / p.pp;
-  std::vector<double> out(p.pp, layers_per_stage * c.per_layer / t);
+  std::vector<double> out(p.pp);
+  for (int s = 0; s < p.pp; ++s)
+    out[s] = static_cast<double>(stage_layers(m, p, s)) * p.virtual_stages * c.per_layer / t;
   out.front() += vocab_rows * m.hidden + c.position;
   out.back() += c.final_norm;
   // Untied models own an output matrix; tied ones keep a copy on the last stage when pp > 1.
@@ -76,7 +82,6 @@ std::vector<MemoryBreakdown> stage_memory(const ModelConfig& m, const PlanConfig
     per_layer = layer_activation_bytes(m, p, true);
     working = full - per_layer;
   }
-  const double layers_per_chunk = static_cast<double>(m.layers) / (p.pp * p.virtual_stages);
   const double vocab_t = static_cast<double>(padded_vocab(m, p.tp)) / p.tp;
   const double grad_bytes = p.precision == Precision::bf16 ? 4.0 : 2.0;
   std::vector<MemoryBreakdown> out(p.pp);
@@ -86,7 +91,7 @@ std::vector<MemoryBreakdown> stage_memory(const ModelConfig& m, const PlanConfig
     mb.weights = n * E / GiB;
     mb.gradients = n * grad_bytes / GiB;
     mb.optimizer_states = n * 12.0 / (p.zero_stage >= 1 ? p.dp : 1) / GiB;
-    mb.activations = (in_flight(s, p, micro_batches) * layers_per_chunk * per_layer + working) / GiB;
+    mb.activations = (in_flight(s, p, micro_batches) * stage_layers(m, p, s) * per_layer + working) / GiB;
     double buffers = prof.runtime_reserved_GiB * GiB;
     buffers += 2 * layer_input;  // pipeline send/receive buffers
     if (s == p.pp - 1) buffers += T * vocab_t * (E + 4.0);  // logits and fp32 softmax

@@ -10,6 +10,11 @@
 
 namespace vtrain::detail {
 
+// Transformer layers in each model chunk of pipeline stage `stage`. An even split where pp x
+// virtual_stages divides the layers; otherwise (no interleaving) the first layers % pp stages
+// hold one layer more, as DeepSpeed's uniform pipeline partition places them.
+int stage_layers(const ModelConfig& m, const PlanConfig& p, int stage);
+
 // Parameters held by one GPU of each stage (count), index = stage.
 std::vector<double> stage_local_parameters(const ModelConfig& m, const PlanConfig& p);
 

@@ -258,14 +258,19 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   r.details.layer_backward_s = sum_time(lk.layer_bwd);
   r.details.layer_recompute_s = sum_time(lk.layer_recompute);
   r.details.tp_nodes = tp_group.nodes;
-  r.details.layers_per_stage = m.layers / P;
+  r.details.layers_per_stage = stage_layers(m, p, 0) * V;  // the most any stage holds
+  if (m.layers % (P * V) != 0)
+    r.warnings.push_back("pipeline parallelism " + std::to_string(P) + " does not divide the " +
+                         std::to_string(m.layers) + " layers: stages 0 to " + std::to_string(m.layers % P - 1) + " hold " +
+                         std::to_string(m.layers / P + 1) + " layers, the others " + std::to_string(m.layers / P) +
+                         " (DeepSpeed's uniform partition; Megatron-LM needs an even split)");
   if (config.output.operators) r.operators = operator_times(lk);
   if (tp_group.nodes > 1)
     r.warnings.push_back("a tensor-parallel group spans " + std::to_string(tp_group.nodes) +
                          " nodes: its collectives cross the network");
 
-  // Blocks of each (stage, chunk); at most four distinct kinds (first/last model chunk or not).
-  const int layers_per_chunk = m.layers / (P * V);
+  // Blocks of each (stage, chunk); at most eight distinct kinds (first/last model chunk or not,
+  // and one layer more or not where the stages are uneven).
   PipelineInput in;
   in.stages = P;
   in.chunks = V;
@@ -274,21 +279,24 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   const bool want_timeline = config.output.timeline &&
                              3.0 * P * V * M + 4.0 * P <= kMaxTimelineBlocks;
   in.record = want_timeline;
-  BlockProfile fwd_kind[2][2], bwd_kind[2][2];
-  bool made[2][2] = {{false, false}, {false, false}};
+  BlockProfile fwd_kind[2][2][2], bwd_kind[2][2][2];
+  bool made[2][2][2] = {};
+  const int fewest_layers = m.layers / (P * V);
   in.fwd.resize(static_cast<size_t>(P) * V);
   in.bwd.resize(in.fwd.size());
   for (int s = 0; s < P; ++s) {
+    const int layers = stage_layers(m, p, s);
+    const int more = layers > fewest_layers ? 1 : 0;
     for (int c = 0; c < V; ++c) {
       const int idx = c * P + s;
       const bool first = idx == 0, last = idx == P * V - 1;
-      if (!made[first][last]) {
-        fwd_kind[first][last] = forward_block(lk, layers_per_chunk, first, last, issue_s);
-        bwd_kind[first][last] = backward_block(lk, layers_per_chunk, first, last, issue_s);
-        made[first][last] = true;
+      if (!made[first][last][more]) {
+        fwd_kind[first][last][more] = forward_block(lk, layers, first, last, issue_s);
+        bwd_kind[first][last][more] = backward_block(lk, layers, first, last, issue_s);
+        made[first][last][more] = true;
       }
-      in.fwd[s * V + c] = fwd_kind[first][last];
-      in.bwd[s * V + c] = bwd_kind[first][last];
+      in.fwd[s * V + c] = fwd_kind[first][last][more];
+      in.bwd[s * V + c] = bwd_kind[first][last][more];
     }
   }
 
@@ -338,6 +346,7 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
     if (p.dp_overlap && p.dp > 1) {
       // Each layer's gradients are reduced as soon as the last micro-batch's backward has
       // produced them; the comm stream takes the layers in order.
+      const int layers_per_chunk = stage_layers(m, p, s);
       const double layer_bytes = bytes / (layers_per_chunk * V);
       const double layer_s = collective_s(*prof, fabric, dp_group, reduce_kind, layer_bytes);
       std::vector<int> order(V);
