@@ -228,6 +228,23 @@ TEST_CASE("explore: restricting the space and explicit lists") {
   bool tp16 = false;
   for (const PlanEstimate& e : explore_ok(parse_ok(n)).plans) tp16 = tp16 || e.plan.tp == 16;
   CHECK(tp16);
+  // By default only depths that divide the 16 layers; an uneven one (3: stages of 6, 5, 5) where
+  // the list asks for it, never interleaved, and never more stages than layers.
+  std::set<int> default_pps;
+  for (const PlanEstimate& e : explore_ok(parse_ok(small_request())).plans) default_pps.insert(e.plan.pp);
+  CHECK(default_pps.count(3) == 0);
+  json u = small_request();
+  u["explore"] = {{"pp", {3}}, {"micro_batch", {1}}, {"recompute", {"full"}}};
+  int uneven = 0;
+  for (const PlanEstimate& e : explore_ok(parse_ok(u)).plans) {
+    if (e.plan.pp != 3) continue;
+    ++uneven;
+    CHECK(e.plan.virtual_stages == 1);
+    CHECK(e.simulated == e.fits_in_memory);
+  }
+  CHECK(uneven > 0);
+  u["explore"]["pp"] = {17};
+  CHECK(first_error(u).pointer == "/explore/pp/0");
 }
 
 TEST_CASE("explore: impossible requests are errors naming the field") {
