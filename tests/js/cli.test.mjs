@@ -95,6 +95,10 @@ test('simulate --operators lists each operator of a layer with its time and rate
   const forward = layer.reduce((s, o) => s + o.forward_s, 0);
   assert.ok(Math.abs(forward - j.details.layer_forward_s) < 1e-9 * forward);
   assert.equal(j.details.layers_per_stage, 12);
+  // Uneven stages (BLOOM's 70 layers on 12): the most a stage holds.
+  const bloom = writeConfig({ model: 'bloom-176b', cluster: { gpu: 'a100-sxm4-80gb', num_gpus: 384, gpus_per_node: 8 },
+    plan: { tp: 4, pp: 12, dp: 8, micro_batch: 2, global_batch: 2048 }, output: { timeline: false } });
+  assert.match(run('simulate', bloom, '--operators').out, /each of a stage's up to 6 layers\)/);
   // Without the option, the summary and the JSON have no operators.
   assert.doesNotMatch(run('simulate', 'gpt3-175b').out, /operators,/);
   assert.equal(JSON.parse(run('simulate', 'gpt3-175b', '--json', '--no-timeline').out).operators, undefined);
