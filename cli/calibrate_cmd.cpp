@@ -1,5 +1,6 @@
 // vtrain calibrate: fit the A100 profiles to the measurements in ../shared and write them.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include "cli.hpp"
 #include "vtrain/calibration.hpp"
 #include "vtrain/profile.hpp"
+#include "vtrain/validation.hpp"
 
 namespace vtrain::cli {
 
@@ -54,12 +56,68 @@ bool load_measurement_sets(const std::string& shared, std::vector<MeasurementSet
 
 namespace {
 
-json set_errors_json(const std::vector<SetError>& errors) {
+// The least and most GPUs of a set's runs.
+json gpu_range(const std::vector<MeasuredRun>& runs) {
+  int lo = 0, hi = 0;
+  for (const MeasuredRun& r : runs) {
+    lo = lo == 0 ? r.num_gpus : std::min(lo, r.num_gpus);
+    hi = std::max(hi, r.num_gpus);
+  }
+  return json::array({lo, hi});
+}
+
+json set_errors_json(const std::vector<SetError>& errors, const std::vector<MeasurementSet>& sets) {
   json j = json::array();
-  for (const auto& e : errors)
-    j.push_back({{"set", e.name}, {"runs", e.runs}, {"mape_percent", e.mape_percent},
-                 {"max_abs_error_percent", e.max_abs_error_percent}});
+  for (const auto& e : errors) {
+    json entry = {{"set", e.name}, {"runs", e.runs}, {"mape_percent", e.mape_percent},
+                  {"max_abs_error_percent", e.max_abs_error_percent}};
+    for (const auto& s : sets)
+      if (s.name == e.name) entry["gpus"] = gpu_range(s.runs);
+    j.push_back(entry);
+  }
   return j;
+}
+
+// The fitted profile against the published runs in profiles/published, which no fit sees: the
+// iteration-time files, grouped by the framework that trained them.
+bool published_accuracy(const Profile& profile, json& out) {
+  const struct {
+    const char* framework;
+    std::vector<const char*> files;
+  } groups[] = {{"Megatron-LM", {"megatron-a100.csv", "narayanan-a100.csv"}},
+                {"DeepSpeed", {"mt-nlg-a100.csv"}}};
+  out = json::array();
+  for (const auto& g : groups) {
+    std::vector<MeasuredRun> runs;
+    json files = json::array();
+    for (const char* f : g.files) {
+      const std::string rel = std::string("profiles/published/") + f;
+      std::string text;
+      if (!read_file(std::string(VTRAIN_SOURCE_DIR) + "/" + rel, text)) {
+        std::fprintf(stderr, "error: cannot read %s\n", rel.c_str());
+        return false;
+      }
+      auto parsed = parse_measurements(text);
+      if (!parsed.ok()) {
+        print_errors(parsed.errors());
+        return false;
+      }
+      runs.insert(runs.end(), parsed.value().begin(), parsed.value().end());
+      files.push_back(rel);
+    }
+    auto report = validate_runs(runs, ValidationSetup{}, &profile);
+    if (!report.ok()) {
+      print_errors(report.errors());
+      return false;
+    }
+    out.push_back({{"set", "published"}, {"framework", g.framework}, {"runs", runs.size()},
+                   {"mape_percent", report.value().mape_percent},
+                   {"max_abs_error_percent", report.value().max_abs_error_percent},
+                   {"gpus", gpu_range(runs)}, {"files", files}});
+    std::printf("published %-12s %3zu runs: MAPE %.2f%%, max %.1f%%\n", g.framework, runs.size(),
+                report.value().mape_percent, report.value().max_abs_error_percent);
+  }
+  return true;
 }
 
 bool write_profile(const std::string& path, const Profile& p) {
@@ -179,11 +237,13 @@ int run_calibrate(const Args& args) {
     cv_options.progress = {};
     const CrossValidation cv = cross_validate(start, params, sets, setup, folds, cv_options);
     cv_report = {{"folds", folds}, {"grouping", "whole model sizes (hidden size, layers) per fold"},
-                 {"held_out", set_errors_json(cv.held_out)}};
+                 {"held_out", set_errors_json(cv.held_out, sets)}};
     for (const auto& e : cv.held_out)
       std::printf("%d-fold CV %-12s %4d runs: MAPE %.2f%%, max %.1f%%\n", folds, e.name.c_str(), e.runs,
                   e.mape_percent, e.max_abs_error_percent);
   }
+  json published;
+  if (!published_accuracy(fit.profile, published)) return 1;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("calibration took %.0f s\n", seconds);
 
@@ -211,7 +271,8 @@ int run_calibrate(const Args& args) {
                  {"attention", "unfused"},
                  {"precision", "fp16"}}},
       {"fitted_parameters", fitted},
-      {"in_sample", set_errors_json(fit.errors)},
+      {"in_sample", set_errors_json(fit.errors, sets)},
+      {"published", published},
       {"intra_node_fit", collective_report},
       {"evaluations", fit.evaluations}};
   if (!cv_report.is_null()) prov["calibration"]["cross_validation"] = cv_report;

@@ -56,10 +56,20 @@ std::string summary(const SimResult& r) {
       p.sequence_parallel ? ", sequence parallel" : "");
   out += "\n";
   add("  iteration time   %s", format_duration(r.iteration_time_s).c_str());
-  if (r.accuracy.runs > 0)
-    add("  (mean error %.1f%% on %d measured %s runs%s)", r.accuracy.mape_percent,
-        r.accuracy.runs, r.accuracy.set.c_str(),
-        r.accuracy.held_out ? ", held out of the fit" : " the profile was fitted to");
+  if (r.accuracy.runs > 0) {
+    // "18 published Megatron-LM runs of 8 to 3072 GPUs", "730 measured single-node runs of 2 to 8 GPUs"
+    const auto runs = [](const ProfileAccuracy& a) {
+      std::string s = std::to_string(a.runs) + (a.set == "published" ? " published " + a.framework : " measured " + a.set) + " runs";
+      if (a.gpus_max > 0) s += " of " + std::to_string(a.gpus_min) + " to " + std::to_string(a.gpus_max) + " GPUs";
+      return s;
+    };
+    const ProfileAccuracy& a = r.accuracy;
+    add("  (mean error %.1f%% on %s%s", a.mape_percent, runs(a).c_str(),
+        a.set == "published" ? ", never fitted" : a.held_out ? ", held out of the fit" : " the profile was fitted to");
+    for (const ProfileAccuracy& b : r.accuracy_also)
+      add(";\n                             %.1f%% on %s", b.mape_percent, runs(b).c_str());
+    out += ")";
+  }
   out += "\n";
   add("  throughput       %s tokens/s, %.1f TFLOP/s per GPU\n", format_number(r.tokens_per_s).c_str(),
       r.tflops_per_gpu);

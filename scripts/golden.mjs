@@ -22,7 +22,7 @@ export const presetPlan = {
 
 // The numbers the page and the module must reproduce (everything but the timeline and details).
 const KEYS = ['iteration_time_s', 'breakdown_s', 'memory_GiB', 'memory_capacity_GiB', 'fits_in_memory', 'mfu', 'hfu',
-  'tokens_per_s', 'tflops_per_gpu', 'training_days', 'cost_usd', 'training', 'micro_batches', 'parameters', 'warnings', 'accuracy'];
+  'tokens_per_s', 'tflops_per_gpu', 'training_days', 'cost_usd', 'training', 'micro_batches', 'parameters', 'warnings', 'accuracy', 'accuracy_also'];
 
 /** Runs the native CLI with `args`; its JSON output, parsed. */
 export function runCli(args) {

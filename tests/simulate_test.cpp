@@ -252,6 +252,7 @@ TEST_CASE("simulate: a result carries the profile's recorded error on measured r
   SimResult fitted = test::simulate_ok(test::parse_ok(test::small_config()), &in_sample.value());
   CHECK_FALSE(fitted.accuracy.held_out);
   CHECK(fitted.accuracy.mape_percent == cal["in_sample"][0]["mape_percent"].get<double>());
+  pj["provenance"]["calibration"].erase("published");
   pj["provenance"]["calibration"]["in_sample"] = json::array({{{"set", "single-node"}, {"runs", "many"}},
                                                               {{"set", "single-node"}, {"runs", 3}, {"mape_percent", -1}}});
   auto odd = parse_profile(pj);
@@ -263,6 +264,70 @@ TEST_CASE("simulate: a result carries the profile's recorded error on measured r
   SimResult unknown = test::simulate_ok(test::parse_ok(test::small_config()), &none.value());
   CHECK(unknown.accuracy.runs == 0);
   CHECK_FALSE(to_json(unknown).contains("accuracy"));
+}
+
+TEST_CASE("simulate: beyond the calibration runs' GPU counts the accuracy is that of the published runs") {
+  const Profile* bundled = find_profile("a100-sxm4-80gb");
+  REQUIRE(bundled != nullptr);
+  const json& cal = bundled->provenance["calibration"];
+  const json& multi = cal["cross_validation"]["held_out"][1];
+  REQUIRE(multi["set"] == "multi-node");
+  const int most = multi["gpus"][1].get<int>();
+  CHECK(most == 512);
+  const json& published = cal["published"];
+  REQUIRE(published.size() == 2);
+
+  // dp scales the small plan (tp 2, pp 2) to the GPU count asked for.
+  const auto at = [](int gpus) {
+    json j = test::small_config();
+    j["cluster"]["num_gpus"] = gpus;
+    j["plan"]["dp"] = gpus / 4;
+    j["plan"]["global_batch"] = gpus * 4;
+    return test::simulate_ok(test::parse_ok(j));
+  };
+  const SimResult within = at(most);
+  CHECK(within.accuracy.set == "multi-node");
+  CHECK(within.accuracy.gpus_min == multi["gpus"][0].get<int>());
+  CHECK(within.accuracy.gpus_max == most);
+  CHECK(within.accuracy_also.empty());
+
+  const SimResult beyond = at(2 * most);
+  CHECK(beyond.accuracy.set == "published");
+  CHECK(beyond.accuracy.framework == "Megatron-LM");
+  CHECK(beyond.accuracy.held_out);
+  REQUIRE(beyond.accuracy_also.size() == 1);
+  CHECK(beyond.accuracy_also[0].framework == "DeepSpeed");
+  for (const json& e : published) {
+    const ProfileAccuracy& a = e["framework"] == "Megatron-LM" ? beyond.accuracy : beyond.accuracy_also[0];
+    CHECK(a.runs == e["runs"].get<int>());
+    CHECK(a.mape_percent == e["mape_percent"].get<double>());
+    CHECK(a.gpus_min == e["gpus"][0].get<int>());
+    CHECK(a.gpus_max == e["gpus"][1].get<int>());
+  }
+  const json out = to_json(beyond);
+  CHECK(out["accuracy"]["framework"] == "Megatron-LM");
+  CHECK(out["accuracy"]["gpus"] == published[0]["gpus"]);
+  CHECK(out["accuracy_also"][0]["framework"] == "DeepSpeed");
+
+  // A profile without published runs keeps the multi-node figure at any scale; one whose
+  // calibration recorded no GPU counts has no scale to be beyond.
+  json pj = to_json(*bundled);
+  pj["provenance"]["calibration"].erase("published");
+  auto unpublished = parse_profile(pj);
+  REQUIRE(unpublished.ok());
+  json big = test::small_config();
+  big["cluster"]["num_gpus"] = 4096;
+  big["plan"]["dp"] = 1024;
+  big["plan"]["global_batch"] = 4096;
+  CHECK(test::simulate_ok(test::parse_ok(big), &unpublished.value()).accuracy.set == "multi-node");
+  pj = to_json(*bundled);
+  for (json& e : pj["provenance"]["calibration"]["cross_validation"]["held_out"]) e.erase("gpus");
+  auto no_counts = parse_profile(pj);
+  REQUIRE(no_counts.ok());
+  const SimResult old = test::simulate_ok(test::parse_ok(big), &no_counts.value());
+  CHECK(old.accuracy.set == "multi-node");
+  CHECK(old.accuracy.held_out);
+  CHECK_FALSE(to_json(old)["accuracy"].contains("gpus"));
 }
 
 TEST_CASE("simulate: the operators of a layer add up to the layer's forward, recompute and backward time") {

@@ -20,8 +20,9 @@ extern const int kEmbeddedProfileCount;
 
 namespace {
 
-// The errors a calibration recorded, held-out ones first. The provenance is free-form: entries not
-// shaped as `vtrain calibrate` writes them are not read.
+// The errors a calibration recorded: held-out ones first, then the published runs' (which no fit
+// sees), then the in-sample ones. The provenance is free-form: entries not shaped as
+// `vtrain calibrate` writes them are not read.
 std::vector<ProfileAccuracy> recorded_accuracy(const json& prov) {
   std::vector<ProfileAccuracy> out;
   if (!prov.is_object() || !prov.contains("calibration") || !prov["calibration"].is_object()) return out;
@@ -32,16 +33,28 @@ std::vector<ProfileAccuracy> recorded_accuracy(const json& prov) {
       if (!e.is_object() || !e.contains("set") || !e["set"].is_string() || !e.contains("runs") ||
           !e["runs"].is_number_integer() || !e.contains("mape_percent") || !e["mape_percent"].is_number())
         continue;
-      ProfileAccuracy a{e["set"].get<std::string>(), e["runs"].get<int>(), e["mape_percent"].get<double>(), held_out};
+      ProfileAccuracy a;
+      a.set = e["set"].get<std::string>();
+      a.runs = e["runs"].get<int>();
+      a.mape_percent = e["mape_percent"].get<double>();
+      a.held_out = held_out;
+      if (e.contains("framework") && e["framework"].is_string()) a.framework = e["framework"].get<std::string>();
+      if (e.contains("gpus") && e["gpus"].is_array() && e["gpus"].size() == 2 && e["gpus"][0].is_number_integer() &&
+          e["gpus"][1].is_number_integer()) {
+        a.gpus_min = e["gpus"][0].get<int>();
+        a.gpus_max = e["gpus"][1].get<int>();
+        if (a.gpus_min < 1 || a.gpus_max < a.gpus_min) a.gpus_min = a.gpus_max = 0;
+      }
       if (a.runs <= 0 || !(a.mape_percent >= 0) || !std::isfinite(a.mape_percent)) continue;
       bool known = false;
-      for (const auto& b : out) known = known || b.set == a.set;
+      for (const auto& b : out) known = known || (b.set == a.set && b.framework == a.framework);
       if (!known) out.push_back(a);
     }
   };
   if (cal.contains("cross_validation") && cal["cross_validation"].is_object() &&
       cal["cross_validation"].contains("held_out"))
     read(&cal["cross_validation"]["held_out"], true);
+  if (cal.contains("published")) read(&cal["published"], true);
   if (cal.contains("in_sample")) read(&cal["in_sample"], false);
   return out;
 }

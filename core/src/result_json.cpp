@@ -19,6 +19,16 @@ json to_json(const Breakdown& b) {
               {"host_overhead", b.host_overhead}};
 }
 
+json accuracy_json(const ProfileAccuracy& a) {
+  json j = {{"mape_percent", a.mape_percent},
+            {"measured_runs", a.runs},
+            {"held_out", a.held_out},
+            {"set", a.set}};
+  if (!a.framework.empty()) j["framework"] = a.framework;
+  if (a.gpus_max > 0) j["gpus"] = {a.gpus_min, a.gpus_max};
+  return j;
+}
+
 json to_json(const MemoryBreakdown& m) {
   return json{{"weights", m.weights},
               {"gradients", m.gradients},
@@ -70,10 +80,12 @@ json to_json(const SimResult& r, bool include_timeline) {
       {"config", to_json(r.config)},
       {"warnings", r.warnings}};
   if (r.accuracy.runs > 0) {
-    j["accuracy"] = {{"mape_percent", r.accuracy.mape_percent},
-                     {"measured_runs", r.accuracy.runs},
-                     {"held_out", r.accuracy.held_out},
-                     {"set", r.accuracy.set}};
+    j["accuracy"] = accuracy_json(r.accuracy);
+    if (!r.accuracy_also.empty()) {
+      json also = json::array();
+      for (const ProfileAccuracy& a : r.accuracy_also) also.push_back(accuracy_json(a));
+      j["accuracy_also"] = also;
+    }
   }
   if (r.config.training.tokens > 0) {
     j["training"] = {{"tokens", r.config.training.tokens},

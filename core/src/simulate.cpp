@@ -131,6 +131,36 @@ BlockProfile finish(const HostGpu& st) {
 
 const std::vector<Kernel> kNone;
 
+// The recorded accuracy nearest a plan's scale: the calibration set of its kind while the plan is
+// within that set's GPU counts, the published runs (Megatron-LM first) beyond them.
+void select_accuracy(const Profile& prof, int num_gpus, int gpus_per_node, ProfileAccuracy& primary,
+                     std::vector<ProfileAccuracy>& also) {
+  const auto find = [&](const char* set) -> const ProfileAccuracy* {
+    for (const ProfileAccuracy& a : prof.accuracy)
+      if (a.set == set) return &a;
+    return nullptr;
+  };
+  if (num_gpus <= gpus_per_node) {
+    if (const ProfileAccuracy* a = find("single-node")) primary = *a;
+    return;
+  }
+  const ProfileAccuracy* multi = find("multi-node");
+  const bool beyond = multi && multi->gpus_max > 0 && num_gpus > multi->gpus_max;
+  const ProfileAccuracy* published = nullptr;
+  if (beyond || !multi) {
+    for (const ProfileAccuracy& a : prof.accuracy)
+      if (a.set == "published" && (!published || (a.framework == "Megatron-LM" && published->framework != a.framework)))
+        published = &a;
+  }
+  if (!published) {
+    if (multi) primary = *multi;
+    return;
+  }
+  primary = *published;
+  for (const ProfileAccuracy& a : prof.accuracy)
+    if (a.set == "published" && &a != published) also.push_back(a);
+}
+
 const char* kind_name(KernelKind k) {
   switch (k) {
     case KernelKind::gemm: return "gemm";
@@ -458,12 +488,7 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   }
 
   // What the profile's calibration says about runs like this one.
-  const char* set = cl.num_gpus <= cl.gpus_per_node ? "single-node" : "multi-node";
-  for (const ProfileAccuracy& a : prof->accuracy) {
-    if (a.set != set) continue;
-    r.accuracy = a;
-    break;
-  }
+  select_accuracy(*prof, cl.num_gpus, cl.gpus_per_node, r.accuracy, r.accuracy_also);
 
   // Timeline for a Gantt chart.
   r.timeline_included = want_timeline;

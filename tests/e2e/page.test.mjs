@@ -90,10 +90,14 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     const golden = cliGolden().cases.find((c) => c.kind === 'example' && c.name === 'gpt3-175b').expected;
     assert.equal(Number(k['kpi-iteration'].value), golden.iteration_time_s);
     assert.equal(plain(k['kpi-iteration'].text), plain(fmt.duration(golden.iteration_time_s)));
-    // 1024 GPUs: the error the profile recorded on measured runs across nodes.
+    // 1024 GPUs, beyond the calibration runs' 512: the error the profile recorded on published runs.
     const note = await page.textContent('#accuracy');
-    assert.ok(note.startsWith(`On ${golden.accuracy.measured_runs} measured runs across nodes,`), note);
+    assert.equal(golden.accuracy.set, 'published');
+    const [lo, hi] = golden.accuracy.gpus;
+    assert.ok(note.startsWith(`This plan is larger than the calibration runs. On ${golden.accuracy.measured_runs} published Megatron-LM runs of ${lo} to ${hi} GPUs,`), note);
     assert.ok(note.includes(`off by ${fmt.percent(golden.accuracy.mape_percent / 100)} on average`), note);
+    const also = golden.accuracy_also[0];
+    assert.ok(note.endsWith(`On ${also.measured_runs} published ${also.framework} runs of ${also.gpus[0]} to ${also.gpus[1]} GPUs, by ${fmt.percent(also.mape_percent / 100)}.`), note);
     await assertNoBadText(page);
     await page.waitForTimeout(200);
     await screenshot(page, 'plan.png', { fullPage: true });
@@ -322,7 +326,8 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     assert.ok(!(await embed.isVisible('#inputs')));
     assert.equal(plain(await embed.textContent('#card-iteration')), plain(want['kpi-iteration'].text));
     const multi = cliGolden().cases.find((c) => c.kind === 'example' && c.name === 'llama2-70b').expected.accuracy;
-    assert.match(await embed.textContent('#card-status'), new RegExp(`±${fmt.percent(multi.mape_percent / 100)} on measured runs$`));
+    assert.equal(multi.set, 'published', '2048 GPUs are beyond the calibration runs');
+    assert.match(await embed.textContent('#card-status'), new RegExp(`±${fmt.percent(multi.mape_percent / 100)} on published runs$`));
     await assertNoBadText(embed);
     await screenshot(embed, 'embed.png');
     await embed.close();

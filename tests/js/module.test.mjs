@@ -27,6 +27,7 @@ test('simulate gives the native CLI numbers for every example and model preset',
     assert.deepEqual(r.warnings, want.warnings, label);
     assert.ok(want.accuracy, `${label}: the bundled profile records its accuracy`);
     assert.deepEqual(r.accuracy, want.accuracy, label);
+    assert.deepEqual(r.accuracy_also, want.accuracy_also, label);
   }
 });
 

@@ -371,11 +371,8 @@ function renderResult(r, seq) {
   if (!r.fits_in_memory) {
     warnings.push('This plan would run out of GPU memory. More recomputation, ZeRO-1 or more pipeline stages lower it; Explore plans lists the plans that fit.');
   }
-  const acc = r.accuracy;
-  $('accuracy').textContent = acc
-    ? `On ${acc.measured_runs} measured ${acc.set === 'single-node' ? 'runs on one node' : 'runs across nodes'}, this profile's iteration times were off by ${fmt.percent(acc.mape_percent / 100)} on average (${acc.held_out ? 'each predicted by a fit that had not seen it' : 'the runs it was fitted to'}).`
-    : '';
-  $('accuracy').hidden = !acc;
+  $('accuracy').textContent = accuracyNote(r);
+  $('accuracy').hidden = !r.accuracy;
   const list = $('warnings');
   list.textContent = '';
   for (const w of warnings) list.append(h('li', { text: w }));
@@ -430,7 +427,26 @@ function renderCard(r) {
     if (share >= 0.02) legend.append(h('li', {}, h('i', { style: `background:${p.color}` }), `${p.label} ${fmt.percent(share, 0)}`));
   }
   const memory = r.fits_in_memory ? `${fmt.gib(r.memory_GiB.total)} of ${fmt.gib(r.memory_capacity_GiB)} per GPU` : 'does not fit in GPU memory';
-  $('card-status').textContent = r.accuracy ? `${memory} · ±${fmt.percent(r.accuracy.mape_percent / 100)} on measured runs` : memory;
+  $('card-status').textContent = r.accuracy
+    ? `${memory} · ±${fmt.percent(r.accuracy.mape_percent / 100)} on ${r.accuracy.set === 'published' ? 'published' : 'measured'} runs`
+    : memory;
+}
+
+// What the profile's record says about runs like this plan: the calibration runs of its kind, or,
+// beyond their GPU counts, the published runs that no fit saw.
+function accuracyNote(r) {
+  const acc = r.accuracy;
+  if (!acc) return '';
+  const off = (a) => fmt.percent(a.mape_percent / 100);
+  const span = (a) => (a.gpus ? ` of ${a.gpus[0]} to ${a.gpus[1]} GPUs` : '');
+  if (acc.set === 'published') {
+    const also = (r.accuracy_also || [])
+      .map((a) => ` On ${a.measured_runs} published ${a.framework} runs${span(a)}, by ${off(a)}.`)
+      .join('');
+    return `This plan is larger than the calibration runs. On ${acc.measured_runs} published ${acc.framework} runs${span(acc)}, which no fit saw, this profile's iteration times were off by ${off(acc)} on average.${also}`;
+  }
+  const kind = acc.set === 'single-node' ? 'runs on one node' : 'runs across nodes';
+  return `On ${acc.measured_runs} measured ${kind}${span(acc)}, this profile's iteration times were off by ${off(acc)} on average (${acc.held_out ? 'each predicted by a fit that had not seen it' : 'the runs it was fitted to'}).`;
 }
 
 // ---------------------------------------------------------------- URL, sharing, downloads

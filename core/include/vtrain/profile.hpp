@@ -39,10 +39,13 @@ struct OperatorMeasurement {
 // How far the profile's predictions fell from one set of measured iteration times, as its
 // provenance records it (calibration.cross_validation.held_out, else calibration.in_sample).
 struct ProfileAccuracy {
-  std::string set;            // the measurements: "single-node" (one node) or "multi-node"
+  std::string set;            // the measurements: "single-node" (one node), "multi-node" (the two
+                              // calibration sets) or "published" (papers' runs, never fitted)
+  std::string framework;      // for published runs: the training framework, e.g. "Megatron-LM"
   int runs = 0;               // measured runs (count)
   double mape_percent = 0;    // mean absolute error of the predictions (%)
-  bool held_out = false;      // predicted by fits that had not seen those runs (cross-validation)
+  bool held_out = false;      // predicted by fits that had not seen those runs
+  int gpus_min = 0, gpus_max = 0;  // the GPU counts the runs span (count); 0: not recorded
 };
 
 struct Profile {

@@ -107,9 +107,12 @@ struct SimResult {
   double cost_usd = 0;           // when a price is given
   double energy_MWh = 0;         // GPU-hours at board power
   SimDetails details;
-  // How close the profile's predictions came to measured runs like this one: the runs on one
-  // node for a plan that fits on one node, the runs across nodes otherwise (runs 0: none recorded).
+  // How close the profile's predictions came to measured runs like this one (runs 0: none
+  // recorded): the calibration runs on one node for a plan on one node, those across nodes for a
+  // plan within their GPU counts; beyond them, the published Megatron-LM runs, with the other
+  // published runs (other frameworks) in accuracy_also.
   ProfileAccuracy accuracy;
+  std::vector<ProfileAccuracy> accuracy_also;
   std::vector<OperatorTime> operators;  // when config.output.operators: in the order they first run
   bool timeline_included = false;
   std::vector<std::vector<TimelineBlock>> timeline;  // per stage
