@@ -146,11 +146,12 @@ void select_accuracy(const Profile& prof, int num_gpus, int gpus_per_node, Profi
   }
   const ProfileAccuracy* multi = find("multi-node");
   const bool beyond = multi && multi->gpus_max > 0 && num_gpus > multi->gpus_max;
+  // Megatron-LM's runs first: a plan's settings are Megatron-LM's.
   const ProfileAccuracy* published = nullptr;
   if (beyond || !multi) {
-    for (const ProfileAccuracy& a : prof.accuracy)
-      if (a.set == "published" && (!published || (a.framework == "Megatron-LM" && published->framework != a.framework)))
-        published = &a;
+    for (const char* framework : {"Megatron-LM", ""})
+      for (const ProfileAccuracy& a : prof.accuracy)
+        if (!published && a.set == "published" && (!*framework || a.framework == framework)) published = &a;
   }
   if (!published) {
     if (multi) primary = *multi;
