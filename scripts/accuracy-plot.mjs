@@ -28,7 +28,7 @@ for (const file of ['megatron-a100.csv', 'narayanan-a100.csv', 'mt-nlg-a100.csv'
   if (pub.status !== 0) throw new Error(`vtrain validate failed: ${pub.stderr}`);
   sets.push(JSON.parse(pub.stdout));
 }
-const names = ['single node (8 A100s)', 'multi node (64-512 A100s)', 'published Megatron-LM 2022, 22B-1T (not fitted)',
+const names = ['single node (2-8 A100s)', 'multi node (64-512 A100s)', 'published Megatron-LM 2022, 22B-1T (not fitted)',
   'published Megatron-LM 2021, 1.7B-1T on 32-3072 A100s (not fitted)', 'published MT-NLG 530B, DeepSpeed 2021 (not fitted)'];
 const colors = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd'];
 const traces = sets.map((s, i) => ({
