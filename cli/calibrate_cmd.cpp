@@ -56,12 +56,12 @@ bool load_measurement_sets(const std::string& shared, std::vector<MeasurementSet
 
 namespace {
 
-// The least and most GPUs of a set's runs.
-json gpu_range(const std::vector<MeasuredRun>& runs) {
+// The least and most of one column over a set's runs, e.g. &MeasuredRun::num_gpus.
+json run_range(const std::vector<MeasuredRun>& runs, int MeasuredRun::*column) {
   int lo = 0, hi = 0;
   for (const MeasuredRun& r : runs) {
-    lo = lo == 0 ? r.num_gpus : std::min(lo, r.num_gpus);
-    hi = std::max(hi, r.num_gpus);
+    lo = lo == 0 ? r.*column : std::min(lo, r.*column);
+    hi = std::max(hi, r.*column);
   }
   return json::array({lo, hi});
 }
@@ -72,7 +72,10 @@ json set_errors_json(const std::vector<SetError>& errors, const std::vector<Meas
     json entry = {{"set", e.name}, {"runs", e.runs}, {"mape_percent", e.mape_percent},
                   {"max_abs_error_percent", e.max_abs_error_percent}};
     for (const auto& s : sets)
-      if (s.name == e.name) entry["gpus"] = gpu_range(s.runs);
+      if (s.name == e.name) {
+        entry["gpus"] = run_range(s.runs, &MeasuredRun::num_gpus);
+        entry["hidden"] = run_range(s.runs, &MeasuredRun::hidden);
+      }
     j.push_back(entry);
   }
   return j;
@@ -113,7 +116,8 @@ bool published_accuracy(const Profile& profile, json& out) {
     out.push_back({{"set", "published"}, {"framework", g.framework}, {"runs", runs.size()},
                    {"mape_percent", report.value().mape_percent},
                    {"max_abs_error_percent", report.value().max_abs_error_percent},
-                   {"gpus", gpu_range(runs)}, {"files", files}});
+                   {"gpus", run_range(runs, &MeasuredRun::num_gpus)},
+                   {"hidden", run_range(runs, &MeasuredRun::hidden)}, {"files", files}});
     std::printf("published %-12s %3zu runs: MAPE %.2f%%, max %.1f%%\n", g.framework, runs.size(),
                 report.value().mape_percent, report.value().max_abs_error_percent);
   }

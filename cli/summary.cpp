@@ -57,10 +57,12 @@ std::string summary(const SimResult& r) {
   out += "\n";
   add("  iteration time   %s", format_duration(r.iteration_time_s).c_str());
   if (r.accuracy.runs > 0) {
-    // "18 published Megatron-LM runs of 8 to 3072 GPUs", "730 measured single-node runs of 2 to 8 GPUs"
-    const auto runs = [](const ProfileAccuracy& a) {
+    // "18 published Megatron-LM runs, 8-3072 GPUs, hidden 2304-25600"
+    const auto range = [](int lo, int hi) { return lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" + std::to_string(hi); };
+    const auto runs = [&](const ProfileAccuracy& a) {
       std::string s = std::to_string(a.runs) + (a.set == "published" ? " published " + a.framework : " measured " + a.set) + " runs";
-      if (a.gpus_max > 0) s += " of " + std::to_string(a.gpus_min) + " to " + std::to_string(a.gpus_max) + " GPUs";
+      if (a.gpus_max > 0) s += ", " + range(a.gpus_min, a.gpus_max) + " GPUs";
+      if (a.hidden_max > 0) s += ", hidden " + range(a.hidden_min, a.hidden_max);
       return s;
     };
     const ProfileAccuracy& a = r.accuracy;

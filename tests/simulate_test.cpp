@@ -304,9 +304,23 @@ TEST_CASE("simulate: beyond the calibration runs' GPU counts the accuracy is tha
     CHECK(a.gpus_min == e["gpus"][0].get<int>());
     CHECK(a.gpus_max == e["gpus"][1].get<int>());
   }
+  // A model wider than the calibration runs' is beyond them too, even on one node.
+  const json& single = cal["cross_validation"]["held_out"][0];
+  REQUIRE(single["set"] == "single-node");
+  const int widest = single["hidden"][1].get<int>();
+  CHECK(widest == 2048);
+  json wide = test::small_config();  // 8 GPUs, hidden 2048
+  CHECK(test::simulate_ok(test::parse_ok(wide)).accuracy.set == "single-node");
+  wide["model"]["hidden"] = 2 * widest;
+  const SimResult wider = test::simulate_ok(test::parse_ok(wide));
+  CHECK(wider.accuracy.set == "published");
+  CHECK(wider.accuracy.hidden_max == published[0]["hidden"][1].get<int>());
+  CHECK(multi["hidden"][1].get<int>() == 8192);
+
   const json out = to_json(beyond);
   CHECK(out["accuracy"]["framework"] == "Megatron-LM");
   CHECK(out["accuracy"]["gpus"] == published[0]["gpus"]);
+  CHECK(out["accuracy"]["hidden"] == published[0]["hidden"]);
   CHECK(out["accuracy_also"][0]["framework"] == "DeepSpeed");
 
   // A profile without published runs keeps the multi-node figure at any scale; one whose
@@ -321,7 +335,7 @@ TEST_CASE("simulate: beyond the calibration runs' GPU counts the accuracy is tha
   big["plan"]["global_batch"] = 4096;
   CHECK(test::simulate_ok(test::parse_ok(big), &unpublished.value()).accuracy.set == "multi-node");
   pj = to_json(*bundled);
-  for (json& e : pj["provenance"]["calibration"]["cross_validation"]["held_out"]) e.erase("gpus");
+  for (json& e : pj["provenance"]["calibration"]["cross_validation"]["held_out"]) e.erase("gpus"), e.erase("hidden");
   auto no_counts = parse_profile(pj);
   REQUIRE(no_counts.ok());
   const SimResult old = test::simulate_ok(test::parse_ok(big), &no_counts.value());

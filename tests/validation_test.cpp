@@ -515,7 +515,7 @@ TEST_CASE("validation: the bundled profile's published-run errors are those of i
   for (const auto& entry : published) {
     CAPTURE(entry["framework"].get<std::string>());
     std::vector<MeasuredRun> runs;
-    int lo = 0, hi = 0;
+    int lo = 0, hi = 0, narrowest = 0, widest = 0;
     for (const auto& file : entry["files"]) {
       std::string text;
       REQUIRE(read(std::string(VTRAIN_SOURCE_DIR) + "/" + file.get<std::string>(), text));
@@ -525,6 +525,8 @@ TEST_CASE("validation: the bundled profile's published-run errors are those of i
         CHECK_FALSE(r.layer_time);
         lo = lo == 0 ? r.num_gpus : std::min(lo, r.num_gpus);
         hi = std::max(hi, r.num_gpus);
+        narrowest = narrowest == 0 ? r.hidden : std::min(narrowest, r.hidden);
+        widest = std::max(widest, r.hidden);
         runs.push_back(r);
       }
     }
@@ -536,6 +538,8 @@ TEST_CASE("validation: the bundled profile's published-run errors are those of i
           doctest::Approx(report.value().max_abs_error_percent).epsilon(1e-9));
     CHECK(entry["gpus"][0].get<int>() == lo);
     CHECK(entry["gpus"][1].get<int>() == hi);
+    CHECK(entry["hidden"][0].get<int>() == narrowest);
+    CHECK(entry["hidden"][1].get<int>() == widest);
   }
   // The Megatron-LM runs are the ones the model carries to; DeepSpeed's pipeline engine is slower
   // than it predicts (see the README's Accuracy section).

@@ -23,6 +23,18 @@ namespace {
 // The errors a calibration recorded: held-out ones first, then the published runs' (which no fit
 // sees), then the in-sample ones. The provenance is free-form: entries not shaped as
 // `vtrain calibrate` writes them are not read.
+// A recorded [least, most] pair of positive whole numbers; anything else leaves both 0 (unknown).
+void range(const json& e, const char* key, int& lo, int& hi) {
+  lo = hi = 0;
+  if (!e.contains(key)) return;
+  const json& r = e[key];
+  if (!r.is_array() || r.size() != 2 || !r[0].is_number_integer() || !r[1].is_number_integer()) return;
+  const long long a = r[0].get<long long>(), b = r[1].get<long long>();
+  if (a < 1 || b < a || b > 1000000000) return;
+  lo = static_cast<int>(a);
+  hi = static_cast<int>(b);
+}
+
 std::vector<ProfileAccuracy> recorded_accuracy(const json& prov) {
   std::vector<ProfileAccuracy> out;
   if (!prov.is_object() || !prov.contains("calibration") || !prov["calibration"].is_object()) return out;
@@ -39,12 +51,8 @@ std::vector<ProfileAccuracy> recorded_accuracy(const json& prov) {
       a.mape_percent = e["mape_percent"].get<double>();
       a.held_out = held_out;
       if (e.contains("framework") && e["framework"].is_string()) a.framework = e["framework"].get<std::string>();
-      if (e.contains("gpus") && e["gpus"].is_array() && e["gpus"].size() == 2 && e["gpus"][0].is_number_integer() &&
-          e["gpus"][1].is_number_integer()) {
-        a.gpus_min = e["gpus"][0].get<int>();
-        a.gpus_max = e["gpus"][1].get<int>();
-        if (a.gpus_min < 1 || a.gpus_max < a.gpus_min) a.gpus_min = a.gpus_max = 0;
-      }
+      range(e, "gpus", a.gpus_min, a.gpus_max);
+      range(e, "hidden", a.hidden_min, a.hidden_max);
       if (a.runs <= 0 || !(a.mape_percent >= 0) || !std::isfinite(a.mape_percent)) continue;
       bool known = false;
       for (const auto& b : out) known = known || (b.set == a.set && b.framework == a.framework);

@@ -26,6 +26,7 @@ json accuracy_json(const ProfileAccuracy& a) {
             {"set", a.set}};
   if (!a.framework.empty()) j["framework"] = a.framework;
   if (a.gpus_max > 0) j["gpus"] = {a.gpus_min, a.gpus_max};
+  if (a.hidden_max > 0) j["hidden"] = {a.hidden_min, a.hidden_max};
   return j;
 }
 

@@ -131,30 +131,27 @@ BlockProfile finish(const HostGpu& st) {
 
 const std::vector<Kernel> kNone;
 
-// The recorded accuracy nearest a plan's scale: the calibration set of its kind while the plan is
-// within that set's GPU counts, the published runs (Megatron-LM first) beyond them.
-void select_accuracy(const Profile& prof, int num_gpus, int gpus_per_node, ProfileAccuracy& primary,
+// The recorded accuracy nearest a plan's scale: the calibration set of its kind (one node or
+// several) while the plan is no larger than that set's runs (GPUs and hidden size), the published
+// runs (Megatron-LM first) beyond them.
+void select_accuracy(const Profile& prof, int num_gpus, int gpus_per_node, int hidden, ProfileAccuracy& primary,
                      std::vector<ProfileAccuracy>& also) {
-  const auto find = [&](const char* set) -> const ProfileAccuracy* {
-    for (const ProfileAccuracy& a : prof.accuracy)
-      if (a.set == set) return &a;
-    return nullptr;
-  };
-  if (num_gpus <= gpus_per_node) {
-    if (const ProfileAccuracy* a = find("single-node")) primary = *a;
-    return;
-  }
-  const ProfileAccuracy* multi = find("multi-node");
-  const bool beyond = multi && multi->gpus_max > 0 && num_gpus > multi->gpus_max;
+  const ProfileAccuracy* own = nullptr;
+  const char* kind = num_gpus <= gpus_per_node ? "single-node" : "multi-node";
+  for (const ProfileAccuracy& a : prof.accuracy)
+    if (!own && a.set == kind) own = &a;
+  const bool beyond = own ? (own->gpus_max > 0 && num_gpus > own->gpus_max) ||
+                                (own->hidden_max > 0 && hidden > own->hidden_max)
+                          : num_gpus > gpus_per_node;
   // Megatron-LM's runs first: a plan's settings are Megatron-LM's.
   const ProfileAccuracy* published = nullptr;
-  if (beyond || !multi) {
+  if (beyond) {
     for (const char* framework : {"Megatron-LM", ""})
       for (const ProfileAccuracy& a : prof.accuracy)
         if (!published && a.set == "published" && (!*framework || a.framework == framework)) published = &a;
   }
   if (!published) {
-    if (multi) primary = *multi;
+    if (own) primary = *own;
     return;
   }
   primary = *published;
@@ -489,7 +486,7 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   }
 
   // What the profile's calibration says about runs like this one.
-  select_accuracy(*prof, cl.num_gpus, cl.gpus_per_node, r.accuracy, r.accuracy_also);
+  select_accuracy(*prof, cl.num_gpus, cl.gpus_per_node, m.hidden, r.accuracy, r.accuracy_also);
 
   // Timeline for a Gantt chart.
   r.timeline_included = want_timeline;

@@ -93,11 +93,14 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     // 1024 GPUs, beyond the calibration runs' 512: the error the profile recorded on published runs.
     const note = await page.textContent('#accuracy');
     assert.equal(golden.accuracy.set, 'published');
-    const [lo, hi] = golden.accuracy.gpus;
-    assert.ok(note.startsWith(`This plan is larger than the calibration runs. On ${golden.accuracy.measured_runs} published Megatron-LM runs of ${lo} to ${hi} GPUs,`), note);
+    const n = (x) => x.toLocaleString('en-US');
+    const [lo, hi] = golden.accuracy.gpus.map(n);
+    const [narrow, wide] = golden.accuracy.hidden.map(n);
+    assert.ok(note.startsWith(`This plan is larger than the calibration runs. On ${golden.accuracy.measured_runs} published Megatron-LM runs (${lo} to ${hi} GPUs, hidden ${narrow} to ${wide}),`), note);
     assert.ok(note.includes(`off by ${fmt.percent(golden.accuracy.mape_percent / 100)} on average`), note);
     const also = golden.accuracy_also[0];
-    assert.ok(note.endsWith(`On ${also.measured_runs} published ${also.framework} runs of ${also.gpus[0]} to ${also.gpus[1]} GPUs, by ${fmt.percent(also.mape_percent / 100)}.`), note);
+    assert.equal(also.hidden[0], also.hidden[1], 'the DeepSpeed runs are all of one model: its width is said once');
+    assert.ok(note.endsWith(`On ${also.measured_runs} published ${also.framework} runs (${n(also.gpus[0])} to ${n(also.gpus[1])} GPUs, hidden ${n(also.hidden[0])}), by ${fmt.percent(also.mape_percent / 100)}.`), note);
     await assertNoBadText(page);
     await page.waitForTimeout(200);
     await screenshot(page, 'plan.png', { fullPage: true });

@@ -438,7 +438,11 @@ function accuracyNote(r) {
   const acc = r.accuracy;
   if (!acc) return '';
   const off = (a) => fmt.percent(a.mape_percent / 100);
-  const span = (a) => (a.gpus ? ` of ${a.gpus[0]} to ${a.gpus[1]} GPUs` : '');
+  const range = ([lo, hi]) => (lo === hi ? lo.toLocaleString('en-US') : `${lo.toLocaleString('en-US')} to ${hi.toLocaleString('en-US')}`);
+  const span = (a) => {
+    const parts = [a.gpus ? `${range(a.gpus)} GPUs` : '', a.hidden ? `hidden ${range(a.hidden)}` : ''].filter(Boolean);
+    return parts.length ? ` (${parts.join(', ')})` : '';
+  };
   if (acc.set === 'published') {
     const also = (r.accuracy_also || [])
       .map((a) => ` On ${a.measured_runs} published ${a.framework} runs${span(a)}, by ${off(a)}.`)

@@ -46,6 +46,7 @@ struct ProfileAccuracy {
   double mape_percent = 0;    // mean absolute error of the predictions (%)
   bool held_out = false;      // predicted by fits that had not seen those runs
   int gpus_min = 0, gpus_max = 0;  // the GPU counts the runs span (count); 0: not recorded
+  int hidden_min = 0, hidden_max = 0;  // the hidden sizes of their models; 0: not recorded
 };
 
 struct Profile {
