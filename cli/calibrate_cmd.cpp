@@ -157,7 +157,7 @@ int run_calibrate(const Args& args) {
   };
   const std::string shared = args.get("shared", default_shared_dir());
   const std::string out_dir = args.get("out-dir", std::string(VTRAIN_SOURCE_DIR) + "/profiles");
-  int threads = 1, max_evals = 4000, starts = 1, folds = 0;  // folds 0: no cross-validation
+  int threads = 1, max_evals = 10000, starts = 1, folds = 0;  // folds 0: no cross-validation
   if (!threads_option(args, threads) || !whole_option(args, "max-evals", 1, 1000000, max_evals) ||
       !whole_option(args, "starts", 1, 1000000, starts) || !whole_option(args, "cv", 2, 100, folds))
     return 2;

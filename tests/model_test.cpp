@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "kernels.hpp"
 #include "memory.hpp"
 #include "test_util.hpp"
 #include "vtrain/model.hpp"
@@ -116,4 +117,28 @@ TEST_CASE("model: a plan that does not fit is simulated and flagged") {
   CHECK(r.memory.total() > 80);
   CHECK(r.iteration_time_s > 0);
   CHECK_FALSE(r.warnings.empty());
+}
+
+TEST_CASE("model: a GEMM splits its reduction only where the split, with its summing pass, is faster") {
+  Profile p = *find_profile("a100-sxm4-80gb");
+  p.gemm_k_half = 80;  // short reductions cost little: splitting looks attractive per tile
+  p.kernel_overhead_us = 0;
+  const double peak = p.peak_fp16_tflops * 1e12 * p.gemm_max_efficiency;
+  const auto tile_eff = [&](double m, double n) {
+    for (const GemmTile& t : p.gemm_tiles)
+      if (t.m == m && t.n == n) return t.efficiency;
+    return 0.0;
+  };
+  // 4096 x 6144 x 2048 fills the GPU with 1536 tiles of 128 x 128 (15 waves on 108 SMs). Split in
+  // two, 256 x 128 tiles would fill the waves better, but the fp32 partial sums then cost an extra
+  // pass over the output: the unsplit 128 x 128 kernel bounds the time.
+  const double m = 4096, n = 6144, k = 2048;
+  const double unsplit_128 =
+      2 * m * n * k / (peak * tile_eff(128, 128) * (1536.0 / (15 * 108)) * (k / (k + p.gemm_k_half)));
+  CHECK(detail::gemm_s(p, m, n, k, 1) <= unsplit_128 * (1 + 1e-9));
+  // 256 x 256 x 16384 has 2 output tiles of 256 x 128 for 108 SMs: splitting the reduction is
+  // much faster, even with the summing pass.
+  const double K = 16384;
+  const double unsplit_small = 2 * 256.0 * 256.0 * K / (peak * tile_eff(256, 128) * (2.0 / 108) * (K / (K + p.gemm_k_half)));
+  CHECK(detail::gemm_s(p, 256, 256, K, 1) < 0.25 * unsplit_small);
 }

@@ -291,12 +291,17 @@ double gemm_s(const Profile& prof, double m, double n, double k, double batch, d
     if (t.m == m && t.n == n && t.k == k && t.batch == batch) return t.time_us * 1e-6;
   }
   const double sms = prof.sm_count;
-  double best = 0, best_split = 1;
+  const double peak = prof.peak_fp16_tflops * 1e12 * prof.gemm_max_efficiency;
+  const double hbm = prof.hbm_GBps * 1e9 * prof.memory_efficiency;
+  const double overhead = prof.kernel_overhead_us * 1e-6;
+  const double traffic = (E * (m * k + k * n + m * n) * batch + extra_bytes) / hbm;
+  // The fastest tile and split of the reduction, counting the split's own cost: when the output
+  // alone cannot fill the GPU, cuBLAS splits K and a second kernel sums the fp32 partial products.
+  double best = 0;
   for (const GemmTile& tile : prof.gemm_tiles) {
     const double tiles_m = std::ceil(m / tile.m);
     const double tiles_n = std::ceil(n / tile.n);
     const double fill = (m * n) / (tiles_m * tile.m * tiles_n * tile.n);
-    // Split the reduction when the output alone cannot fill the GPU (as cuBLAS does).
     for (double split = 1; split <= 8; split *= 2) {
       const double k_part = k / split;
       if (split > 1 && k_part < 256) break;
@@ -305,19 +310,12 @@ double gemm_s(const Profile& prof, double m, double n, double k, double batch, d
       const double wave_fill = tiles / (waves * sms);
       const double k_eff = k_part / (k_part + prof.gemm_k_half);
       const double eff = tile.efficiency * fill * wave_fill * k_eff;
-      if (eff > best) best = eff, best_split = split;
+      double t = std::max(2.0 * m * n * k * batch / (peak * eff), traffic) + overhead;
+      if (split > 1) t += (split * 4.0 + E) * m * n * batch / hbm + overhead;
+      if (best == 0 || t < best) best = t;
     }
   }
-  const double peak = prof.peak_fp16_tflops * 1e12 * prof.gemm_max_efficiency;
-  const double compute = 2.0 * m * n * k * batch / (peak * best);
-  const double hbm = prof.hbm_GBps * 1e9 * prof.memory_efficiency;
-  const double traffic = (E * (m * k + k * n + m * n) * batch + extra_bytes) / hbm;
-  double t = std::max(compute, traffic) + prof.kernel_overhead_us * 1e-6;
-  if (best_split > 1) {
-    // Split-K: fp32 partial products summed by a second kernel.
-    t += (best_split * 4.0 + E) * m * n * batch / hbm + prof.kernel_overhead_us * 1e-6;
-  }
-  return t;
+  return best;
 }
 
 namespace {
