@@ -184,7 +184,6 @@ CollectiveFit fit_allreduce(int gpus, const std::vector<CollectivePoint>& points
 const std::vector<FitParameter>& default_fit_parameters() {
   static const std::vector<FitParameter> params = {
       {"/compute/gemm_max_efficiency", 0.5, 0.95},
-      {"/compute/gemm_k_half", 0.0, 256.0},
       {"/compute/memory_efficiency", 0.75, 0.95},
       {"/compute/kernel_overhead_us", 0.0, 8.0},
       {"/compute/host_issue_us", 1.0, 200.0},
