@@ -106,7 +106,10 @@ void issue_layers(HostGpu& st, const std::vector<Kernel>& a, const std::vector<K
     inc.acc.recompute = st.acc.recompute - before.acc.recompute;
     inc.acc.tp_comm = st.acc.tp_comm - before.acc.tp_comm;
     inc.acc.host = st.acc.host - before.acc.host;
-    if (r >= 1 && std::abs(inc.gpu - prev_inc.gpu) <= 1e-12 * inc.gpu &&
+    // Equal increments are a steady state only if the GPU's backlog behind the host is not
+    // draining: a draining backlog runs out, and from then on the GPU waits on the host.
+    const bool draining = inc.gpu < inc.host * (1 - 1e-12);
+    if (r >= 1 && !draining && std::abs(inc.gpu - prev_inc.gpu) <= 1e-12 * inc.gpu &&
         std::abs(inc.host - prev_inc.host) <= 1e-12 * inc.host &&
         std::abs(inc.acc.host - prev_inc.acc.host) <= 1e-12 * inc.gpu) {
       const double left = reps - r - 1;
