@@ -482,3 +482,18 @@ TEST_CASE("simulate: more sequences per micro-batch never shorten the iteration,
         }
       }
 }
+
+TEST_CASE("simulate: the loss is Megatron's cross-entropy, one fp32 pass over the logits per step") {
+  json j = test::small_config();  // tp 2, micro-batch 2, sequence 1024, vocabulary 51200
+  j["output"] = {{"operators", true}, {"timeline", false}};
+  const SimResult r = test::simulate_ok(test::parse_ok(j));
+  const auto it = std::find_if(r.operators.begin(), r.operators.end(),
+                               [](const OperatorTime& o) { return o.name == "cross-entropy loss"; });
+  REQUIRE(it != r.operators.end());
+  // Forward: cast to fp32 (2 + 4 bytes a logit), max (4), subtract (8), exp (8), sum (4), divide
+  // (8); backward: scale in place (8), back to 16 bits (4 + 2).
+  const double logits = 2.0 * 1024 * (51200 / 2);
+  CHECK(it->kernels == 8);
+  CHECK(it->hbm_bytes == doctest::Approx((6 + 4 + 8 + 8 + 4 + 8 + 8 + 6) * logits));
+  CHECK(it->forward_s > it->backward_s);
+}

@@ -274,11 +274,16 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
   lk.head_fwd.push_back(mem(Part::forward, "final norm", 2.0 * E * x.Tn * x.h));
   region_entry_fwd(lk.head_fwd, x);
   lk.head_fwd.push_back(gemm(Part::forward, "logits projection", x.T, x.vocab_t, x.h));
-  // Cross-entropy in fp32 over the local vocabulary shard: cast, max, exp, sum, target logit.
-  lk.head_fwd.push_back(mem(Part::forward, "cross-entropy loss", (E + 3.0 * 4.0 + 4.0) * x.T * x.vocab_t));
+  // Megatron's vocabulary-parallel cross-entropy over the local shard, one pass per step in fp32:
+  // cast, max, subtract the max, exp, sum, divide (the softmax is kept for the backward).
+  const double logits = x.T * x.vocab_t;
+  for (const double bytes : {E + 4.0, 4.0, 8.0, 8.0, 4.0, 8.0})
+    lk.head_fwd.push_back(mem(Part::forward, "cross-entropy loss", bytes * logits));
   if (x.t > 1)
     for (int i = 0; i < 3; ++i) lk.head_fwd.push_back(coll(CollectiveKind::all_reduce, 4.0 * x.T));
-  lk.head_bwd.push_back(mem(Part::backward, "cross-entropy loss", (4.0 + E) * x.T * x.vocab_t));  // softmax - one-hot
+  // softmax - one-hot, scaled by the loss gradient in place, then back to 16 bits
+  lk.head_bwd.push_back(mem(Part::backward, "cross-entropy loss", 8.0 * logits));
+  lk.head_bwd.push_back(mem(Part::backward, "cross-entropy loss", (4.0 + E) * logits));
   const int head_dgrad = static_cast<int>(lk.head_bwd.size());
   linear_bwd(lk.head_bwd, x, "logits projection", x.T, x.vocab_t, x.h, false);
   region_entry_bwd(lk.head_bwd, x, head_dgrad);  // the logits layer is column-parallel too
