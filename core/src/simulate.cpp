@@ -88,7 +88,8 @@ void issue(HostGpu& st, const std::vector<Kernel>& ks, double per_kernel_s, doub
   }
 }
 
-// Issues `a` (forward-issued) then `b` (autograd-issued) `reps` times; once two repetitions cost the same the rest is extrapolated.
+// Issues `a` (forward-issued) then `b` (autograd-issued) `reps` times; once two repetitions cost the
+// same, from a steady state, the rest is extrapolated.
 void issue_layers(HostGpu& st, const std::vector<Kernel>& a, const std::vector<Kernel>& b, int reps,
                   const HostCost& host_issue_s, double layer_kernels) {
   HostGpu prev_inc{};
