@@ -149,7 +149,7 @@ int run_calibrate(const Args& args) {
     p.gpus_per_node = hw.gpus_per_node;
     p.gemm_tiles = {{256, 128, 1.0}, {128, 128, 0.95}, {128, 64, 0.85}, {64, 64, 0.7}};
     // Not fitted: left free, it trades off against the peak and memory-bound fractions, and the
-    // cross-validation's folds drove it anywhere from 0 to 256 (README, "What the model fits").
+    // cross-validation's folds scattered it across its range (README, "What the model fits").
     p.gemm_k_half = 256;
     p.attention_fwd_efficiency = hw.attention_fwd_efficiency;
     p.attention_bwd_efficiency = hw.attention_bwd_efficiency;
