@@ -96,10 +96,7 @@ TEST_CASE("simulate: the direct JSON writer gives the same document as the JSON 
 
 TEST_CASE("simulate: the asynchronous TP backward collective hides behind the weight-gradient GEMM") {
   json j = test::small_config();
-  j["plan"]["tp"] = 8;
-  j["plan"]["dp"] = 1;
-  j["plan"]["pp"] = 1;
-  j["cluster"]["num_gpus"] = 8;
+  test::set_parallelism(j, 8, 1, 1);
   for (const bool sp : {false, true}) {
     CAPTURE(sp);
     j["plan"]["sequence_parallel"] = sp;
@@ -413,10 +410,8 @@ TEST_CASE("simulate: the operators of a layer add up to the layer's forward, rec
 TEST_CASE("simulate: a pipeline depth that does not divide the layers gives uneven stages") {
   // 16 layers on 3 stages: 6, 5, 5 (DeepSpeed's uniform partition), beside the even 4 stages of 4.
   json j = test::small_config();
-  j["plan"]["pp"] = 3;
-  j["plan"]["dp"] = 1;
+  test::set_parallelism(j, 2, 3, 1);
   j["plan"]["global_batch"] = 16;
-  j["cluster"]["num_gpus"] = 6;
   const SimResult r = test::simulate_ok(test::parse_ok(j));
   CHECK(r.details.layers_per_stage == 6);
   REQUIRE(r.stage_breakdowns.size() == 3);

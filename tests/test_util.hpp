@@ -19,6 +19,14 @@ inline nlohmann::json small_config() {
   })");
 }
 
+// Sets the plan's parallel degrees and the cluster's GPU count to their product.
+inline void set_parallelism(nlohmann::json& j, int tp, int pp, int dp) {
+  j["plan"]["tp"] = tp;
+  j["plan"]["pp"] = pp;
+  j["plan"]["dp"] = dp;
+  j["cluster"]["num_gpus"] = tp * pp * dp;
+}
+
 inline SimConfig parse_ok(const nlohmann::json& j) {
   auto c = parse_sim_config(j);
   if (!c.ok()) throw std::runtime_error(c.errors().front().message);

@@ -23,11 +23,19 @@ function run(...args) {
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-// `validate --json` of a file of profiles/published, which must succeed.
-function validatePublished(file) {
+// `validate --json` of a file of profiles/published, which must succeed. With `expect`, also checks
+// that every column was read, the run count, and the bounds on the MAPE and the largest error (%).
+function validatePublished(file, expect) {
   const r = run('validate', path.join(root, 'profiles/published', file), '--json');
   assert.equal(r.code, 0, r.err);
-  return JSON.parse(r.out);
+  const j = JSON.parse(r.out);
+  if (expect) {
+    assert.equal(j.unread_columns, undefined);
+    assert.equal(j.runs, expect.runs);
+    assert.ok(j.mape_percent <= expect.mape, `MAPE ${j.mape_percent}`);
+    if (expect.max !== undefined) assert.ok(j.max_abs_error_percent <= expect.max, `max ${j.max_abs_error_percent}`);
+  }
+  return j;
 }
 
 // Teraflop/s per GPU of a row by Narayanan et al. 2021's count, 96 B s l h^2 (1 + s/6h + V/16lh)
@@ -149,10 +157,7 @@ test('the calibration sets validate within 8% multi-node and 7% single-node', (t
 test('published large-scale runs in the repository validate within their floors', () => {
   // Korthikanti et al. 2022 (arXiv 2205.05198): 22B to 1T on 8 to 512 A100s of Selene, full and
   // selective recomputation; the file states each run's setup, network included.
-  const j = validatePublished('megatron-a100.csv');
-  assert.equal(j.runs, 8);
-  assert.ok(j.mape_percent <= 5, `MAPE ${j.mape_percent}`);
-  assert.ok(j.max_abs_error_percent <= 12, `max ${j.max_abs_error_percent}`);
+  const j = validatePublished('megatron-a100.csv', { runs: 8, mape: 5, max: 12 });
   const sel = j.rows.filter((row) => row.recompute === 'selective');
   assert.equal(sel.length, 4);
   for (const row of sel) {
@@ -167,11 +172,7 @@ test('published large-scale runs in the repository validate within their floors'
 test('the published weak-scaling runs of 2021 validate within their bound, each with its own setup', () => {
   // Narayanan et al. 2021 (arXiv 2104.04473, Table 1): 1.7B to 1T on 32 to 3072 A100s, data
   // parallelism 6 to 32; throughput turned into time by the paper's FLOP count (profiles/published).
-  const j = validatePublished('narayanan-a100.csv');
-  assert.equal(j.runs, 10);
-  assert.equal(j.unread_columns, undefined);
-  assert.ok(j.mape_percent <= 4.5, `MAPE ${j.mape_percent}`);
-  assert.ok(j.max_abs_error_percent <= 8, `max ${j.max_abs_error_percent}`);
+  const j = validatePublished('narayanan-a100.csv', { runs: 10, mape: 4.5, max: 8 });
   for (const row of j.rows) {
     assert.equal(row.tp_async_backward, false);
     assert.equal(row.grad_accumulation_fusion, false, 'the 2021 code adds gradients to the buffer in a hook');
@@ -190,11 +191,7 @@ test('the published weak-scaling runs of 2021 validate within their bound, each 
 test('the published per-layer times of 2022 validate as layer times, recomputation variants in order', () => {
   // Korthikanti et al. 2022 (arXiv 2205.05198, Table 4): one layer of the 22B model on 8 A100s,
   // forward and backward, without and with full or selective recomputation and sequence parallelism.
-  const j = validatePublished('korthikanti-layer-a100.csv');
-  assert.equal(j.runs, 5);
-  assert.equal(j.unread_columns, undefined);
-  assert.ok(j.mape_percent <= 3, `MAPE ${j.mape_percent}`);
-  assert.ok(j.max_abs_error_percent <= 5, `max ${j.max_abs_error_percent}`);
+  const j = validatePublished('korthikanti-layer-a100.csv', { runs: 5, mape: 3, max: 5 });
   for (const row of j.rows) assert.equal(row.layer_time, true);
   const at = (recompute, sp) => j.rows.find((r) => r.recompute === recompute && Boolean(r.sequence_parallel) === sp);
   // Measured and predicted alike: full recomputation costs most, sequence parallelism saves a little.
@@ -209,9 +206,7 @@ test('the published per-layer times of 2022 validate as layer times, recomputati
 test('the published MT-NLG runs are read with their own setup and their known shortfall is bounded', () => {
   // Smith et al. 2022 (arXiv 2201.11990): 530B on 2240 to 3360 A100s, bf16, DeepSpeed's pipeline
   // engine. The simulator predicts them short (README, Accuracy); this bounds that gap.
-  const j = validatePublished('mt-nlg-a100.csv');
-  assert.equal(j.runs, 3);
-  assert.equal(j.unread_columns, undefined);
+  const j = validatePublished('mt-nlg-a100.csv', { runs: 3, mape: 22 });
   for (const row of j.rows) {
     assert.equal(row.precision, 'bf16');
     assert.equal(row.tp_async_backward, false);
@@ -224,7 +219,6 @@ test('the published MT-NLG runs are read with their own setup and their known sh
     assert.ok(byDp[i].measured_ms < byDp[i - 1].measured_ms);
     assert.ok(byDp[i].predicted_ms < byDp[i - 1].predicted_ms);
   }
-  assert.ok(j.mape_percent <= 22, `MAPE ${j.mape_percent}`);
 });
 
 test('the README\'s teraFLOP/s per GPU of the 530B runs follow from the published files', () => {
