@@ -310,8 +310,8 @@ int run_validate(const Args& args) {
                     m.measured_ms, row.predicted_ms, row.error_percent, settings(m).c_str());
       }
     }
-    std::printf("  %zu runs, MAPE %.2f%%, max error %.1f%%\n", r.rows.size(), r.mape_percent,
-                r.max_abs_error_percent);
+    std::printf("  %zu run%s, MAPE %.2f%%, max error %.1f%%\n", r.rows.size(), r.rows.size() == 1 ? "" : "s",
+                r.mape_percent, r.max_abs_error_percent);
     if (!by.empty()) print_groups(groups, by);
     if (args.has("decompose")) print_decomposition(parts);
     if (args.has("contradictions")) print_contradictions(contradictions, r);
