@@ -88,7 +88,7 @@ bool published_accuracy(const Profile& profile, json& out) {
     const char* framework;
     std::vector<const char*> files;
   } groups[] = {{"Megatron-LM", {"megatron-a100.csv", "narayanan-a100.csv"}},
-                {"DeepSpeed", {"mt-nlg-a100.csv"}}};
+                {"DeepSpeed", {"mt-nlg-a100.csv", "bloom-a100.csv"}}};
   out = json::array();
   for (const auto& g : groups) {
     std::vector<MeasuredRun> runs;

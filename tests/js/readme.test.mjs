@@ -42,6 +42,7 @@ test('the README accuracy table states the published runs and the profile\'s cro
   const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
   for (const [label, file] of [['| published Megatron-LM runs', 'megatron-a100.csv'],
     ['| published Megatron-LM weak scaling', 'narayanan-a100.csv'], ['| published MT-NLG', 'mt-nlg-a100.csv'],
+    ['| published BLOOM', 'bloom-a100.csv'],
     ['| published per-layer times', 'korthikanti-layer-a100.csv']]) {
     const row = readme.split('\n').find((l) => l.startsWith(label));
     assert.ok(row, `README table row ${label}`);

@@ -221,6 +221,20 @@ test('the published MT-NLG runs are read with their own setup and their known sh
   }
 });
 
+test('the published BLOOM run is read with its own setup and agrees with the throughput its log states', () => {
+  // BigScience's BLOOM 176B on 384 A100s: the log line gives 105.22 s per iteration and 149.02 TFLOPs,
+  // counted as Narayanan et al. count them; the plan and time in the file must give the same.
+  const j = validatePublished('bloom-a100.csv', { runs: 1, mape: 15 });
+  const row = j.rows[0];
+  assert.deepEqual([row.tp, row.pp, row.dp, row.micro_batch, row.vocab], [4, 12, 8, 2, 250880]);
+  assert.equal(row.precision, 'bf16');
+  assert.equal(row.inter_node_Gbps, 400);
+  assert.equal(row.grad_accumulation_fusion, false);
+  assert.equal(Math.round(tflopsPerGpu(row)), 149);
+  // Like MT-NLG's, a DeepSpeed run the simulator predicts short (README, Accuracy).
+  assert.ok(row.predicted_ms < row.measured_ms);
+});
+
 test('the README\'s teraFLOP/s per GPU of the 530B runs follow from the published files', () => {
   // 2022 (full recomputation, 280 GPUs), 2021 (2520 GPUs), MT-NLG (2240 GPUs), by the same FLOP count.
   const readme = readFileSync(path.join(root, 'README.md'), 'utf8').replace(/\s+/g, ' ');
