@@ -407,6 +407,27 @@ TEST_CASE("simulate: the operators of a layer add up to the layer's forward, rec
   CHECK(plain.iteration_time_s == f.iteration_time_s);
 }
 
+TEST_CASE("simulate: Megatron's fused causal softmax covers sequences up to 16384, PyTorch's kernels beyond") {
+  json j = test::small_config();  // tp 2, micro-batch 2: 16 heads give 16 attention rows a rank
+  j["plan"]["attention"] = "unfused";
+  j["output"] = {{"operators", true}, {"timeline", false}};
+  const auto softmax_kernels = [&](int seq) {
+    j["model"]["seq_len"] = seq;
+    const SimResult r = test::simulate_ok(test::parse_ok(j));
+    const auto it = std::find_if(r.operators.begin(), r.operators.end(),
+                                 [](const OperatorTime& o) { return o.block == "layer" && o.name == "softmax"; });
+    REQUIRE(it != r.operators.end());
+    return it->kernels;
+  };
+  // One kernel in each of forward, recompute and backward while the kernel applies.
+  for (int seq : {1024, 2048, 4096, 16384}) {
+    CAPTURE(seq);
+    CHECK(softmax_kernels(seq) == 3);
+  }
+  // Past its range: cast, scale, mask, softmax and cast back, each a kernel.
+  CHECK(softmax_kernels(32768) > 3);
+}
+
 TEST_CASE("simulate: a pipeline depth that does not divide the layers gives uneven stages") {
   // 16 layers on 3 stages: 6, 5, 5 (DeepSpeed's uniform partition), beside the even 4 stages of 4.
   json j = test::small_config();

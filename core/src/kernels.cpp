@@ -244,10 +244,11 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
   x.gqa = m.kv_heads != m.heads;
   x.fused_accumulation = p.grad_accumulation_fusion;
   x.async_backward = p.tp_async_backward;
-  // Megatron's fused causal softmax needs 16 < s <= 2048, s % 4 == 0 and (batch x local heads) a
-  // multiple of the 4 attention rows one thread block handles; otherwise PyTorch's kernels run.
+  // Megatron's fused causal softmax needs 16 < s <= 16384 (2048 before 2022; the calibration runs'
+  // sequences are within both), s % 4 == 0 and (batch x local heads) a multiple of the 4 attention
+  // rows one thread block handles; otherwise PyTorch's kernels run.
   const long long attn_batches = static_cast<long long>(p.micro_batch) * (m.heads / p.tp);
-  x.fused_softmax = m.seq_len > 16 && m.seq_len <= 2048 && m.seq_len % 4 == 0 && attn_batches % 4 == 0;
+  x.fused_softmax = m.seq_len > 16 && m.seq_len <= 16384 && m.seq_len % 4 == 0 && attn_batches % 4 == 0;
 
   LayerKernels lk;
   layer_fwd(lk.layer_fwd, x, Part::forward);
