@@ -373,24 +373,21 @@ TEST_CASE("simulate: the operators of a layer add up to the layer's forward, rec
   CHECK(fwd == doctest::Approx(r.details.layer_forward_s).epsilon(1e-9));
   CHECK(rec == doctest::Approx(r.details.layer_recompute_s).epsilon(1e-9));
   CHECK(bwd == doctest::Approx(r.details.layer_backward_s).epsilon(1e-9));
-  const auto find = [&](const std::string& block, const std::string& name) {
-    return std::find_if(r.operators.begin(), r.operators.end(),
-                        [&](const OperatorTime& o) { return o.block == block && o.name == name; });
-  };
+  const auto find = [&](const std::string& block, const std::string& name) { return test::operator_row(r, block, name); };
   // Unfused accumulation is a row of its own; the fused causal softmax is one kernel a phase.
-  CHECK(find("layer", "gradient accumulation") != r.operators.end());
-  REQUIRE(find("layer", "softmax") != r.operators.end());
+  CHECK(find("layer", "gradient accumulation") != nullptr);
+  REQUIRE(find("layer", "softmax") != nullptr);
   CHECK(find("layer", "softmax")->kernels == 3);
   // A projection's backward (input and weight gradients) costs about twice its forward.
-  const auto mlp = find("layer", "MLP down projection");
-  REQUIRE(mlp != r.operators.end());
+  const OperatorTime* mlp = find("layer", "MLP down projection");
+  REQUIRE(mlp != nullptr);
   CHECK(mlp->backward_s > 1.5 * mlp->forward_s);
   CHECK(mlp->recompute_s == doctest::Approx(mlp->forward_s));
   // Two all-reduces a layer in each of forward, recompute and backward.
-  REQUIRE(find("layer", "tensor-parallel all-reduce") != r.operators.end());
+  REQUIRE(find("layer", "tensor-parallel all-reduce") != nullptr);
   CHECK(find("layer", "tensor-parallel all-reduce")->kernels == 6);
-  CHECK(find("head", "logits projection") != r.operators.end());
-  CHECK(find("embedding", "token embedding lookup") != r.operators.end());
+  CHECK(find("head", "logits projection") != nullptr);
+  CHECK(find("embedding", "token embedding lookup") != nullptr);
   CHECK(to_json(r).contains("operators"));
 
   // Flash attention is one operator; without the option there are no rows at all.
@@ -414,10 +411,9 @@ TEST_CASE("simulate: Megatron's fused causal softmax covers sequences up to 1638
   const auto softmax_kernels = [&](int seq) {
     j["model"]["seq_len"] = seq;
     const SimResult r = test::simulate_ok(test::parse_ok(j));
-    const auto it = std::find_if(r.operators.begin(), r.operators.end(),
-                                 [](const OperatorTime& o) { return o.block == "layer" && o.name == "softmax"; });
-    REQUIRE(it != r.operators.end());
-    return it->kernels;
+    const OperatorTime* softmax = test::operator_row(r, "layer", "softmax");
+    REQUIRE(softmax != nullptr);
+    return softmax->kernels;
   };
   // One kernel in each of forward, recompute and backward while the kernel applies.
   for (int seq : {1024, 2048, 4096, 16384}) {
@@ -503,9 +499,8 @@ TEST_CASE("simulate: the loss is Megatron's cross-entropy, one fp32 pass over th
   json j = test::small_config();  // tp 2, micro-batch 2, sequence 1024, vocabulary 51200
   j["output"] = {{"operators", true}, {"timeline", false}};
   const SimResult r = test::simulate_ok(test::parse_ok(j));
-  const auto it = std::find_if(r.operators.begin(), r.operators.end(),
-                               [](const OperatorTime& o) { return o.name == "cross-entropy loss"; });
-  REQUIRE(it != r.operators.end());
+  const OperatorTime* it = test::operator_row(r, "head", "cross-entropy loss");
+  REQUIRE(it != nullptr);
   // Forward: cast to fp32 (2 + 4 bytes a logit), max (4), subtract (8), exp (8), sum (4), divide
   // (8); backward: scale in place (8), back to 16 bits (4 + 2).
   const double logits = 2.0 * 1024 * (51200 / 2);

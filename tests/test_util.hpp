@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by the test suites.
 
+#include <algorithm>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -37,6 +38,13 @@ inline SimResult simulate_ok(const SimConfig& c, const Profile* profile = nullpt
   auto r = simulate(c, profile);
   if (!r.ok()) throw std::runtime_error(r.errors().front().message);
   return r.value();
+}
+
+// The row of `simulate --operators` for (block, operator name), or nullptr.
+inline const OperatorTime* operator_row(const SimResult& r, const std::string& block, const std::string& name) {
+  const auto it = std::find_if(r.operators.begin(), r.operators.end(),
+                               [&](const OperatorTime& o) { return o.block == block && o.name == name; });
+  return it == r.operators.end() ? nullptr : &*it;
 }
 
 }  // namespace vtrain::test
