@@ -31,11 +31,12 @@ bool whole_option(const Args& args, const char* name, long long lo, long long hi
 // printed, on a bad value.
 bool threads_option(const Args& args, int& out);
 
-// Reads a config argument: a JSON file path, or the name of a bundled example.
-bool load_config_text(const std::string& arg, std::string& text, std::string& error);
+// Reads a config argument: a JSON file path, or (with `examples`) the name of a bundled example.
+bool load_config_text(const std::string& arg, std::string& text, std::string& error, bool examples = true);
 
-// Reads and parses a JSON file (or bundled example) argument; prints why on failure.
-bool load_json_argument(const std::string& arg, nlohmann::json& out);
+// Reads and parses a JSON file (or, with `examples`, bundled example) argument; prints why on
+// failure, with a line and column for a syntax error.
+bool load_json_argument(const std::string& arg, nlohmann::json& out, bool examples = true);
 
 // A result (`simulate --json`) or the calculator's Download JSON in place of a config: replaces
 // `j` by the config it holds and says so on stderr. Anything else is left as it is.
@@ -56,7 +57,7 @@ int run_validate(const Args& args);
 int run_calibrate(const Args& args);
 int run_optimal(const Args& args);
 
-// Shared by validate and calibrate.
+// Shared by validate and calibrate. False for a path that is missing, unreadable or a folder.
 bool read_file(const std::string& path, std::string& text);
 bool apply_setup_options(const Args& args, ValidationSetup& setup);
 bool load_profile_option(const Args& args, Profile& out, bool& has);

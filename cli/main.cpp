@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -15,6 +16,7 @@
 #include "vtrain/api.hpp"
 #include "vtrain/config.hpp"
 #include "vtrain/examples.hpp"
+#include "vtrain/json_text.hpp"
 #include "vtrain/profile.hpp"
 #include "vtrain/simulate.hpp"
 
@@ -68,13 +70,16 @@ bool threads_option(const Args& args, int& out) {
   return whole_option(args, "threads", 1, 1024, out);
 }
 
-bool load_config_text(const std::string& arg, std::string& text, std::string& error) {
-  std::ifstream in(arg, std::ios::binary);
-  if (in) {
-    std::stringstream ss;
-    ss << in.rdbuf();
-    text = ss.str();
-    return true;
+bool load_config_text(const std::string& arg, std::string& text, std::string& error, bool examples) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(arg, ec)) {
+    error = "cannot read \"" + arg + "\": it is a folder, not a JSON file";
+    return false;
+  }
+  if (read_file(arg, text)) return true;
+  if (!examples) {
+    error = "cannot read \"" + arg + "\": no such file";
+    return false;
   }
   if (const ExampleConfig* e = find_example(arg)) {
     text = e->json_text;
@@ -86,18 +91,15 @@ bool load_config_text(const std::string& arg, std::string& text, std::string& er
   return false;
 }
 
-bool load_json_argument(const std::string& arg, json& out) {
+bool load_json_argument(const std::string& arg, json& out, bool examples) {
   std::string text, error;
-  if (!load_config_text(arg, text, error)) {
+  if (!load_config_text(arg, text, error, examples)) {
     std::fprintf(stderr, "error: %s\n", error.c_str());
     return false;
   }
-  out = json::parse(text, nullptr, false);
-  if (out.is_discarded()) {
-    std::fprintf(stderr, "error: %s is not valid JSON\n", arg.c_str());
-    return false;
-  }
-  return true;
+  const Diagnostics errors = parse_json_text(text, out);
+  for (const auto& d : errors) std::fprintf(stderr, "error: %s: %s [%s]\n", arg.c_str(), d.message.c_str(), d.code.c_str());
+  return errors.empty();
 }
 
 void use_config_of_result(json& j, const std::string& arg) {
@@ -268,6 +270,12 @@ int cmd_simulate(const Args& args) {
   bool has_custom = false;
   if (!load_profile_option(args, custom, has_custom)) return 2;
   const Profile* profile = has_custom ? &custom : nullptr;
+  if (has_custom && c.cluster.gpu != custom.name) {
+    // The profile replaces the config's GPU, so the output names the profile's.
+    std::fprintf(stderr, "note: --profile %s (%s) replaces the config's GPU %s\n", args.get("profile").c_str(),
+                 custom.name.c_str(), c.cluster.gpu.c_str());
+    c.cluster.gpu = custom.name;
+  }
   auto result = simulate(c, profile);
   if (!result.ok()) {
     print_errors(result.errors());

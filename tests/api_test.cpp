@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vtrain/api.hpp"
+#include "vtrain/json_text.hpp"
 #include "vtrain/profile.hpp"
 
 using nlohmann::json;
@@ -69,4 +70,47 @@ TEST_CASE("api: a profile survives a JSON round trip and rejects unknown keys") 
   auto bad = vtrain::parse_profile(j);
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.errors().front().pointer == "/compute/gemm_speed");
+}
+
+TEST_CASE("api: a profile must give every field; one left out is named, not filled with the A100's") {
+  const vtrain::Profile* p = vtrain::find_profile("a100-sxm4-80gb");
+  REQUIRE(p);
+  for (const char* section : {"hardware", "compute", "communication", "memory"}) {
+    json j = vtrain::to_json(*p);
+    const std::string key = j[section].begin().key();
+    j[section].erase(key);
+    auto missing_field = vtrain::parse_profile(j);
+    REQUIRE_FALSE(missing_field.ok());
+    CHECK(missing_field.errors().front().pointer == std::string("/") + section + "/" + key);
+    CHECK(missing_field.errors().front().code == "missing");
+    j.erase(section);
+    auto missing_section = vtrain::parse_profile(j);
+    REQUIRE_FALSE(missing_section.ok());
+    CHECK(missing_section.errors().front().pointer == std::string("/") + section);
+  }
+}
+
+TEST_CASE("api: JSON text is read strictly: line and column of a syntax error, a repeated key by pointer") {
+  json reply = json::parse(vtrain::api::simulate("{\"model\": \"gpt3-175b\",\n \"plan\": {\"tp\": 8,}}"));
+  REQUIRE(reply["ok"] == false);
+  CHECK(reply["errors"][0]["code"] == "syntax");
+  CHECK(reply["errors"][0]["message"].get<std::string>().find("line 2, column 19") != std::string::npos);
+
+  reply = json::parse(vtrain::api::simulate(R"({"model": "gpt3-175b", "plan": {"tp": 8, "pp": 8, "tp": 4}})"));
+  REQUIRE(reply["ok"] == false);
+  CHECK(reply["errors"][0]["code"] == "duplicate_key");
+  CHECK(reply["errors"][0]["pointer"] == "/plan/tp");
+
+  // Inside arrays the pointer counts elements; the same key in two objects is no repeat.
+  json out;
+  vtrain::Diagnostics d = vtrain::parse_json_text(R"({"a": [{"x": 1}, {"x": 2, "y": [1, {"z": 0, "z": 1}]}]})", out);
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].pointer == "/a/1/y/1/z");
+  CHECK(vtrain::parse_json_text(R"({"a": [{"x": 1}, {"x": 2}], "x": 3})", out).empty());
+  CHECK(out["a"][1]["x"] == 2);
+  // Keys that need escaping in a pointer are escaped.
+  d = vtrain::parse_json_text(R"({"a/b": {"~": 1, "~": 2}})", out);
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].pointer == "/a~1b/~0");
+  CHECK(vtrain::parse_json_text("  \n", out).front().message == "/: not valid JSON: the text is empty");
 }

@@ -5,6 +5,7 @@
 #include "vtrain/config.hpp"
 #include "vtrain/examples.hpp"
 #include "vtrain/explore.hpp"
+#include "vtrain/json_text.hpp"
 #include "vtrain/optimal.hpp"
 #include "vtrain/profile.hpp"
 #include "vtrain/simulate.hpp"
@@ -23,14 +24,12 @@ std::string errors_reply(const Diagnostics& errors) {
 
 std::string ok_reply(json result) { return json{{"ok", true}, {"result", std::move(result)}}.dump(); }
 
-// Parses text into JSON; a syntax error is reported at the root with its byte position.
+// Parses text into JSON; a syntax error is reported at the root with its line and column, a
+// key given twice at its pointer.
 bool parse_text(std::string_view text, json& out, Diagnostics& errors) {
-  out = json::parse(text.begin(), text.end(), nullptr, false);
-  if (out.is_discarded()) {
-    errors.push_back(make_diagnostic("syntax", "", "the input is not valid JSON"));
-    return false;
-  }
-  return true;
+  Diagnostics found = parse_json_text(text, out);
+  errors.insert(errors.end(), found.begin(), found.end());
+  return found.empty();
 }
 
 }  // namespace

@@ -181,12 +181,37 @@ test('--profile names the file when it is not JSON or not a profile', () => {
   writeFileSync(notJson, 'not json');
   const a = run('simulate', 'gpt3-175b', '--profile', notJson);
   assert.equal(a.code, 2);
-  assert.match(a.err, /--profile: .*p\.json is not valid JSON/);
+  assert.match(a.err, /--profile: .*p\.json: \/: not valid JSON: parse error at line 1, column 2/);
   const notProfile = path.join(dir, 'q.json');
   writeFileSync(notProfile, '{"name": "x", "hardware": {"sm_count": 0}}');
   const b = run('validate', 'runs.csv', '--profile', notProfile);
   assert.equal(b.code, 2);
   assert.match(b.err, /--profile: .*q\.json is not a valid profile:\n.*\/hardware\/sm_count/);
+  // A profile that leaves fields out is refused, rather than run on the A100's values for them.
+  assert.match(b.err, /\/hardware\/peak_fp16_tflops: is required/);
+  assert.match(b.err, /\/compute: is required/);
+});
+
+test('a --profile replaces the config\'s GPU, and the output names the profile', () => {
+  const r = run('simulate', 'gpt3-175b', '--profile', path.join(root, 'profiles/a100-sxm4-40gb.json'));
+  assert.equal(r.code, 0);
+  assert.match(r.out, /^gpt3-175b, 175 B parameters, on 1024 x a100-sxm4-40gb\n/);
+  assert.match(r.out, /of 40 GiB, DOES NOT FIT/);
+  assert.match(r.err, /replaces the config's GPU a100-sxm4-80gb/);
+});
+
+test('JSON text: a syntax error gives its line and column, a key given twice its pointer', () => {
+  const twice = run('simulate', writeConfig('{"model": "gpt3-175b", "plan": {"tp": 8, "tp": 4}}'));
+  assert.equal(twice.code, 2);
+  assert.match(twice.err, /\/plan\/tp: is given twice in the same object \[duplicate_key\]/);
+  const comma = run('simulate', writeConfig('{"model": "gpt3-175b",\n "plan": {"tp": 8,}}'));
+  assert.equal(comma.code, 2);
+  assert.match(comma.err, /not valid JSON: parse error at line 2, column 19/);
+  const empty = run('simulate', writeConfig(''));
+  assert.match(empty.err, /not valid JSON: the text is empty/);
+  const folder = run('simulate', tmpdir());
+  assert.equal(folder.code, 2);
+  assert.match(folder.err, /it is a folder, not a JSON file/);
 });
 
 test('a count option that is not a whole number in range is an error, checked before any work', () => {
