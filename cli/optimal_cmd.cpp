@@ -32,13 +32,17 @@ std::string model_text(const json& m) {
 
 int run_optimal(const Args& args) {
   json request;
+  std::string names;
+  for (const auto& n : optimal_preset_names()) names += (names.empty() ? "" : ", ") + n;
   if (args.has("preset")) {
     request = {{"preset", args.get("preset")}};
   } else if (!args.positional.empty()) {
-    if (!load_json_argument(args.positional[0], request)) return 2;
+    // simulate's example configs are not requests, so only a file is read here.
+    if (!load_json_argument(args.positional[0], request, false)) {
+      std::fprintf(stderr, "a bundled request is --preset NAME (%s)\n", names.c_str());
+      return 2;
+    }
   } else {
-    std::string names;
-    for (const auto& n : optimal_preset_names()) names += (names.empty() ? "" : ", ") + n;
     std::fprintf(stderr, "error: optimal needs a REQUEST.json or --preset NAME (%s)\n", names.c_str());
     return 2;
   }
@@ -67,7 +71,10 @@ int run_optimal(const Args& args) {
                                     " tokens per parameter (losses from " +
                                     j["scaling"]["loss_fit"].get<std::string>() + ")";
   std::printf("budget: ");
-  if (b["kind"] == "money") std::printf("%s", format_money(b["usd"].get<double>()).c_str());
+  if (req.value().gpu_hours > 0)
+    std::printf("%s GPU-hours (%s at $%.2f per GPU-hour)", format_number(req.value().gpu_hours).c_str(),
+                format_money(b["usd"].get<double>()).c_str(), req.value().cluster.price_per_gpu_hour_usd);
+  else if (b["kind"] == "money") std::printf("%s", format_money(b["usd"].get<double>()).c_str());
   else std::printf("%.1f days", b["days"].get<double>());
   std::printf(" on up to %d x %s = %.3g FLOP at peak; %s\n\n", b["gpus"].get<int>(),
               b["gpu"].get<std::string>().c_str(), b["flops"].get<double>(), law.c_str());

@@ -73,6 +73,47 @@ TEST_CASE("optimal: a dollar budget is spent, not exceeded") {
   CHECK(a.loss_achievable >= r.flop_only_loss);
 }
 
+TEST_CASE("optimal: a GPU-hours budget is the same budget in dollars at the price, and needs the price") {
+  json q = small_request();
+  q["budget"] = {{"gpu_hours", 10000}};
+  const OptimalResult r = run(q);
+  CHECK(r.request.gpu_hours == 10000);
+  CHECK(r.budget_usd == doctest::Approx(10000 * 2.0));
+  json j = to_json(r);
+  CHECK(j["budget"]["gpu_hours"].get<double>() == doctest::Approx(10000));
+  CHECK(j["budget"]["usd"].get<double>() == doctest::Approx(20000));
+  q["budget"] = {{"usd", 20000}};
+  CHECK(to_json(run(q))["achievable"] == j["achievable"]);
+
+  // Without a price there is no dollar figure to give: an error, not a price of $1.
+  q["budget"] = {{"gpu_hours", 10000}};
+  q["cluster"].erase("price_per_gpu_hour_usd");
+  auto a = parse_optimal_request(q);
+  REQUIRE_FALSE(a.ok());
+  CHECK(a.errors().front().pointer == "/cluster/price_per_gpu_hour_usd");
+}
+
+TEST_CASE("optimal: a budget too small or too large for every candidate is an error on /budget") {
+  json q = small_request();
+  q["budget"] = {{"usd", 1}};
+  auto req = parse_optimal_request(q);
+  REQUIRE(req.ok());
+  auto res = optimal(req.value());
+  REQUIRE_FALSE(res.ok());
+  CHECK(res.errors().front().pointer == "/budget");
+  CHECK(res.errors().front().message.find("too small") != std::string::npos);
+  q["budget"] = {{"flops", 1e35}};
+  res = optimal(parse_optimal_request(q).value());
+  REQUIRE_FALSE(res.ok());
+  CHECK(res.errors().front().pointer == "/budget");
+  CHECK(res.errors().front().message.find("too large") != std::string::npos);
+  // Sizes asked for explicitly: the error is theirs.
+  q["candidates"] = {{"min_params", 1e3}, {"max_params", 2e3}};
+  res = optimal(parse_optimal_request(q).value());
+  REQUIRE_FALSE(res.ok());
+  CHECK(res.errors().front().pointer == "/candidates");
+}
+
 TEST_CASE("optimal: with a fixed ratio the answer is the largest model whose ratio x N tokens fit") {
   json q = small_request();
   q["scaling"] = {{"tokens_per_param", 20}};
@@ -97,6 +138,14 @@ TEST_CASE("optimal: bad requests name the field") {
   a = parse_optimal_request(q);
   REQUIRE_FALSE(a.ok());
   CHECK(a.errors().front().pointer == "/budget");
+
+  // A bad budget value is one error, its own; not also "give exactly one".
+  q = small_request();
+  q["budget"] = {{"days", 0}};
+  a = parse_optimal_request(q);
+  REQUIRE_FALSE(a.ok());
+  CHECK(a.errors().size() == 1);
+  CHECK(a.errors().front().pointer == "/budget/days");
 
   q = small_request();
   q["plan"] = {{"tp", 8}};

@@ -163,15 +163,17 @@ Outcome<OptimalRequest> parse_optimal_request(const json& input) {
       r.read("gpu_hours", gpu_hours, 0.0, 1e15, true);
       r.read("flops", req.flops, 0.0, 1e35, true);
       r.finish();
-      const int given = (req.days > 0) + (gpu_days > 0) + (req.usd > 0) + (gpu_hours > 0) + (req.flops > 0);
-      if (given != 1)
+      // Counted by key, so that a bad value is reported once, as the field's own error.
+      int given = 0;
+      for (const char* k : {"days", "gpu_days", "usd", "gpu_hours", "flops"}) given += r.has(k);
+      if (b->is_object() && given != 1)
         e.push_back(make_diagnostic("budget", "/budget", "must give exactly one of days, gpu_days, usd, gpu_hours, flops"));
       if (req.days > 0 || gpu_days > 0) req.budget = BudgetKind::time;
       if (req.usd > 0 || gpu_hours > 0) req.budget = BudgetKind::money;
       if (req.flops > 0) req.budget = BudgetKind::flops;
       // Filled below, once the cluster is read.
       if (gpu_days > 0) req.days = -gpu_days;
-      if (gpu_hours > 0) req.usd = -gpu_hours;
+      if (gpu_hours > 0) req.gpu_hours = gpu_hours;
     }
   }
   // The cluster, read the way simulate reads it (num_gpus: the most GPUs a plan may use).
@@ -267,13 +269,14 @@ Outcome<OptimalRequest> parse_optimal_request(const json& input) {
   if (!e.empty()) return e;
   // Budgets given in GPU-days or GPU-hours.
   if (req.days < 0) req.days = -req.days / req.cluster.num_gpus;
-  if (req.usd < 0) {
-    if (req.cluster.price_per_gpu_hour_usd <= 0) req.cluster.price_per_gpu_hour_usd = 1.0;
-    req.usd = -req.usd * req.cluster.price_per_gpu_hour_usd;
-  }
+  // A budget in GPU-hours is spent like one in dollars, and the answer's costs are in dollars, so
+  // both need the price.
   if (req.budget == BudgetKind::money && req.cluster.price_per_gpu_hour_usd <= 0)
-    return Outcome<OptimalRequest>::fail("missing", "/cluster/price_per_gpu_hour_usd",
-                                         "/cluster/price_per_gpu_hour_usd: is required for a budget in dollars");
+    return Outcome<OptimalRequest>::fail(
+        "missing", "/cluster/price_per_gpu_hour_usd",
+        std::string("/cluster/price_per_gpu_hour_usd: is required for a budget in ") +
+            (req.gpu_hours > 0 ? "GPU-hours (the answer's costs are in dollars)" : "dollars"));
+  if (req.gpu_hours > 0) req.usd = req.gpu_hours * req.cluster.price_per_gpu_hour_usd;
   return req;
 }
 
@@ -307,9 +310,26 @@ Outcome<OptimalResult> optimal(const OptimalRequest& req, const OptimalControl& 
   const double lo = req.min_params > 0 ? req.min_params : res.flop_only.params / 16.0;
   const double hi = req.max_params > 0 ? req.max_params : res.flop_only.params * 1.4;
   const std::vector<ModelConfig> models = candidate_models(req.family, req.seq_len, lo, hi);
-  if (models.empty())
-    return Outcome<OptimalResult>::fail("no_candidates", "/candidates",
-                                        "/candidates: no candidate architecture lies between the sizes asked");
+  if (models.empty()) {
+    if (req.min_params > 0 || req.max_params > 0)
+      return Outcome<OptimalResult>::fail("no_candidates", "/candidates",
+                                          "/candidates: no candidate architecture lies between the sizes asked");
+    // The range came from the budget: it buys a model far from the candidates' sizes.
+    const std::vector<ModelConfig> all = candidate_models(req.family, req.seq_len, 0, 1e300);
+    const double smallest = count_parameters(all.front()).total;
+    const bool small = hi < smallest;
+    auto sig3 = [](double x) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.3g", x);
+      return std::string(buf);
+    };
+    return Outcome<OptimalResult>::fail(
+        "range", "/budget",
+        "/budget: its FLOP-only optimum, " + sig3(res.flop_only.params) + " parameters, is too " +
+            (small ? "small" : "large") + " for the candidate architectures (" + sig3(smallest) + " to " +
+            sig3(count_parameters(all.back()).total) + " parameters); give a " +
+            (small ? "larger" : "smaller") + " budget, or /candidates/min_params and max_params");
+  }
   if (models.size() > 200)
     return Outcome<OptimalResult>::fail("too_large", "/candidates",
                                         "/candidates: more than 200 candidate sizes; narrow min_params and max_params");
@@ -518,6 +538,7 @@ json to_json(const OptimalResult& r) {
   json j = {{"budget", {{"kind", to_string(q.budget)},
                         {"days", r.budget_days},
                         {"usd", r.budget_usd},
+                        {"gpu_hours", q.budget == BudgetKind::money ? json(r.budget_usd / q.cluster.price_per_gpu_hour_usd) : json(nullptr)},
                         {"flops", r.flops_budget},
                         {"gpus", q.cluster.num_gpus},
                         {"gpu", q.cluster.gpu}}},
