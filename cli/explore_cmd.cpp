@@ -70,7 +70,8 @@ std::string millions(double x, const char* prefix = "") {
   return buf;
 }
 
-std::string row(const char* label, const PlanEstimate& e, const Varies& v, size_t plan_width) {
+// `priced`: the request gave a price per GPU-hour; without one the cost column is "-".
+std::string row(const char* label, const PlanEstimate& e, const Varies& v, size_t plan_width, bool priced) {
   char buf[400];
   std::string plan = plan_label(e.plan, v);
   plan.resize(std::max(plan.size(), plan_width), ' ');
@@ -84,7 +85,7 @@ std::string row(const char* label, const PlanEstimate& e, const Varies& v, size_
   if (!e.within_gpu_limit) note += "  over the GPU limit";
   std::snprintf(buf, sizeof buf, "  %-9s %s %5d %9s %7.1f %9s %9s %6.0f %5.1f%% %7.1f GiB%s\n", label, plan.c_str(),
                 e.num_gpus, seconds_text(e.iteration_time_s).c_str(), e.training_days,
-                millions(e.gpu_hours).c_str(), millions(e.cost_usd, "$").c_str(), e.energy_MWh, 100 * e.mfu,
+                millions(e.gpu_hours).c_str(), priced ? millions(e.cost_usd, "$").c_str() : "-", e.energy_MWh, 100 * e.mfu,
                 e.memory_GiB, note.c_str());
   return buf;
 }
@@ -120,8 +121,13 @@ std::string text_report(const ExploreResult& r, size_t top) {
   add("%s (%s parameters), %s tokens, global batch %d of %d tokens\n", c.model.name.c_str(),
       format_number(count_parameters(c.model).total).c_str(), format_number(c.training.tokens).c_str(),
       c.plan.global_batch, c.model.seq_len);
-  add("at most %d x %s, %d per node, at $%.2f per GPU-hour\n", c.cluster.num_gpus, c.cluster.gpu.c_str(),
-      c.cluster.gpus_per_node, c.cluster.price_per_gpu_hour_usd);
+  const bool priced = c.cluster.price_per_gpu_hour_usd > 0;
+  if (priced)
+    add("at most %d x %s, %d per node, at $%.2f per GPU-hour\n", c.cluster.num_gpus, c.cluster.gpu.c_str(),
+        c.cluster.gpus_per_node, c.cluster.price_per_gpu_hour_usd);
+  else
+    add("at most %d x %s, %d per node; no price per GPU-hour given (--price X), so cost is GPU-hours\n",
+        c.cluster.num_gpus, c.cluster.gpu.c_str(), c.cluster.gpus_per_node);
   out += "\n";
   add("%lld plans: %lld within %d GPUs, %lld fit in memory, %lld can run; %zu on the time-cost Pareto frontier\n",
       s.plans, s.within_gpu_limit, c.cluster.num_gpus, s.fit, s.feasible, r.pareto.size());
@@ -147,14 +153,14 @@ std::string text_report(const ExploreResult& r, size_t top) {
   for (int i : shown) width = std::max(width, plan_label(r.plans[i].plan, v).size());
 
   out += header(width);
-  if (r.baseline >= 0) out += row("baseline", r.plans[r.baseline], v, width);
-  if (r.best_cost >= 0) out += row("cheapest", r.plans[r.best_cost], v, width);
-  if (r.best_time >= 0) out += row("fastest", r.plans[r.best_time], v, width);
+  if (r.baseline >= 0) out += row("baseline", r.plans[r.baseline], v, width, priced);
+  if (r.best_cost >= 0) out += row("cheapest", r.plans[r.best_cost], v, width, priced);
+  if (r.best_time >= 0) out += row("fastest", r.plans[r.best_time], v, width, priced);
   if (o.objective == Objective::deadline) {
     char label[32];
     std::snprintf(label, sizeof label, "by %g d", o.deadline_days);
-    if (r.best >= 0) out += row(label, r.plans[r.best], v, width);
-    else add("  no plan that can run finishes within %g days\n", o.deadline_days);
+    if (r.best >= 0) out += row(label, r.plans[r.best], v, width, priced);
+    else add("  no plan that can run finishes within %g day%s\n", o.deadline_days, o.deadline_days == 1 ? "" : "s");
   }
   if (r.best_time < 0) out += "  no plan can run: none fits in memory within the GPU limit\n";
   const PlanEstimate* base = r.baseline >= 0 ? &r.plans[r.baseline] : nullptr;
@@ -162,16 +168,16 @@ std::string text_report(const ExploreResult& r, size_t top) {
     out += "\n";
     const PlanEstimate& cheap = r.plans[r.best_cost];
     const PlanEstimate& fast = r.plans[r.best_time];
-    add("cheapest against the baseline: cost %s, time %s\n", change(cheap.cost_usd, base->cost_usd).c_str(),
+    add("cheapest against the baseline: cost %s, time %s\n", change(cheap.gpu_hours, base->gpu_hours).c_str(),
         change(cheap.training_days, base->training_days).c_str());
-    add("fastest against the baseline:  cost %s, time %s\n", change(fast.cost_usd, base->cost_usd).c_str(),
+    add("fastest against the baseline:  cost %s, time %s\n", change(fast.gpu_hours, base->gpu_hours).c_str(),
         change(fast.training_days, base->training_days).c_str());
   }
 
   if (!r.pareto.empty()) {
     add("\nPareto frontier of training time and cost, fastest first (%zu plans):\n", r.pareto.size());
     out += header(width);
-    for (size_t k = 0; k < r.pareto.size() && k < top; ++k) out += row("", r.plans[r.pareto[k]], v, width);
+    for (size_t k = 0; k < r.pareto.size() && k < top; ++k) out += row("", r.plans[r.pareto[k]], v, width, priced);
     if (r.pareto.size() > top) add("  ... %zu more (--top N shows more, --json lists all)\n", r.pareto.size() - top);
   }
   return out;

@@ -12,11 +12,18 @@ namespace vtrain::cli {
 std::string format_number(double v, int significant) {
   char buf[64];
   const double a = std::fabs(v);
-  if (a >= 1e12) std::snprintf(buf, sizeof buf, "%.*g T", significant, v / 1e12);
+  if (a >= 1e15) std::snprintf(buf, sizeof buf, "%.*g", significant, v);
+  else if (a >= 1e12) std::snprintf(buf, sizeof buf, "%.*g T", significant, v / 1e12);
   else if (a >= 1e9) std::snprintf(buf, sizeof buf, "%.*g B", significant, v / 1e9);
   else if (a >= 1e6) std::snprintf(buf, sizeof buf, "%.*g M", significant, v / 1e6);
   else if (a >= 1e4) std::snprintf(buf, sizeof buf, "%.*g k", significant, v / 1e3);
   else std::snprintf(buf, sizeof buf, "%.*g", significant, v);
+  // %g turns 3000 (or 2110 T) into "3e+03": below 1e15 every figure is written out in full.
+  if (a < 1e15 && std::string(buf).find('e') != std::string::npos) {
+    const double scale = a >= 1e12 ? 1e12 : a >= 1e9 ? 1e9 : a >= 1e6 ? 1e6 : a >= 1e4 ? 1e3 : 1;
+    const char* suffix = a >= 1e12 ? " T" : a >= 1e9 ? " B" : a >= 1e6 ? " M" : a >= 1e4 ? " k" : "";
+    std::snprintf(buf, sizeof buf, "%.0f%s", v / scale, suffix);
+  }
   return buf;
 }
 
@@ -33,7 +40,10 @@ std::string format_duration(double s) {
 
 std::string format_money(double usd) {
   char buf[64];
-  if (usd >= 1e6) std::snprintf(buf, sizeof buf, "$%.2f M", usd / 1e6);
+  if (usd >= 1e15) std::snprintf(buf, sizeof buf, "$%.3g", usd);
+  else if (usd >= 1e12) std::snprintf(buf, sizeof buf, "$%.2f T", usd / 1e12);
+  else if (usd >= 1e9) std::snprintf(buf, sizeof buf, "$%.2f B", usd / 1e9);
+  else if (usd >= 1e6) std::snprintf(buf, sizeof buf, "$%.2f M", usd / 1e6);
   else if (usd >= 1e3) std::snprintf(buf, sizeof buf, "$%.1f k", usd / 1e3);
   else std::snprintf(buf, sizeof buf, "$%.2f", usd);
   return buf;
@@ -50,8 +60,8 @@ std::string summary(const SimResult& r) {
   };
   add("%s, %s parameters, on %d x %s\n", c.model.name.c_str(), format_number(r.parameters.total).c_str(),
       c.cluster.num_gpus, c.cluster.gpu.c_str());
-  add("plan: tp %d, pp %d, dp %d, micro-batch %d, global batch %d (%d micro-batches), recompute %s%s%s\n",
-      p.tp, p.pp, p.dp, p.micro_batch, p.global_batch, r.micro_batches, to_string(p.recompute),
+  add("plan: tp %d, pp %d, dp %d, micro-batch %d, global batch %d (%d micro-batch%s), recompute %s%s%s\n",
+      p.tp, p.pp, p.dp, p.micro_batch, p.global_batch, r.micro_batches, r.micro_batches == 1 ? "" : "es", to_string(p.recompute),
       p.virtual_stages > 1 ? (", " + std::to_string(p.virtual_stages) + " virtual stages").c_str() : "",
       p.sequence_parallel ? ", sequence parallel" : "");
   out += "\n";

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "vtrain/json_text.hpp"
 #include "vtrain/validation.hpp"
 
 namespace vtrain::cli {
@@ -18,6 +20,8 @@ namespace vtrain::cli {
 using nlohmann::json;
 
 bool read_file(const std::string& path, std::string& text) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return false;
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
   std::stringstream ss;
@@ -54,11 +58,11 @@ bool load_profile_option(const Args& args, Profile& out, bool& has) {
     std::fprintf(stderr, "error: --profile: cannot read %s\n", args.get("profile").c_str());
     return false;
   }
-  const json j = json::parse(text, nullptr, false);
-  if (j.is_discarded()) {
-    std::fprintf(stderr, "error: --profile: %s is not valid JSON\n", args.get("profile").c_str());
-    return false;
-  }
+  json j;
+  const Diagnostics syntax = parse_json_text(text, j);
+  for (const auto& d : syntax)
+    std::fprintf(stderr, "error: --profile: %s: %s [%s]\n", args.get("profile").c_str(), d.message.c_str(), d.code.c_str());
+  if (!syntax.empty()) return false;
   auto parsed = parse_profile(j);
   if (!parsed.ok()) {
     std::fprintf(stderr, "error: --profile: %s is not a valid profile:\n", args.get("profile").c_str());
@@ -74,7 +78,8 @@ bool load_profile_option(const Args& args, Profile& out, bool& has) {
 void print_groups(const std::vector<ErrorGroup>& groups, const std::vector<std::string>& by) {
   std::string names;
   for (const auto& b : by) names += (names.empty() ? "" : ", ") + b;
-  std::printf("  by %s: %zu groups, largest share of the error first\n   ", names.c_str(), groups.size());
+  std::printf("  by %s: %zu group%s, largest share of the error first\n   ", names.c_str(), groups.size(),
+              groups.size() == 1 ? "" : "s");
   for (const auto& b : by) std::printf(" %*s", static_cast<int>(std::max<size_t>(b.size(), 5)), b.c_str());
   std::printf(" %5s %11s %7s %7s %6s %8s\n", "runs", "mean error", "MAPE", "max", "share", "scatter");
   double scatter = 0;
@@ -96,6 +101,10 @@ void print_groups(const std::vector<ErrorGroup>& groups, const std::vector<std::
 
 // Measured and predicted parts side by side for each group of pipeline-parallel-1 runs.
 void print_decomposition(const std::vector<TimeDecomposition>& list) {
+  if (list.empty()) {
+    std::printf("  decomposition: no group of pipeline-parallel-1 runs that differ only in layers and micro-batches\n");
+    return;
+  }
   std::printf("  time = micro-batches x layers x A + micro-batches x B + layers x C + D (ms), measured / predicted,\n"
               "  for %zu group%s of pipeline-parallel-1 runs that differ only in layers and micro-batches\n",
               list.size(), list.size() == 1 ? "" : "s");

@@ -348,3 +348,19 @@ TEST_CASE("explore: api::explore answers with the JSON contract") {
   reply = json::parse(api::explore("{nope"));
   CHECK(reply["errors"][0]["code"] == "syntax");
 }
+
+TEST_CASE("explore: without a price the cheapest plan is the one of fewest GPU-hours, and no cost is given") {
+  json j = small_request();
+  const ExploreResult priced = explore_ok(parse_ok(j));
+  j["cluster"].erase("price_per_gpu_hour_usd");
+  const ExploreResult unpriced = explore_ok(parse_ok(j));
+  // GPU-hours rank alike at every price: the same cheapest plan and frontier.
+  CHECK(unpriced.best_cost == priced.best_cost);
+  CHECK(unpriced.pareto == priced.pareto);
+  const json out = to_json(unpriced);
+  CHECK(out["best_cost"]["cost_usd"].is_null());
+  CHECK(out["best_cost"]["gpu_hours"].get<double>() > 0);
+  CHECK(out["plans"][0]["cost_usd"].is_null());
+  CHECK(to_json(priced)["best_cost"]["cost_usd"].get<double>() ==
+        doctest::Approx(2.5 * out["best_cost"]["gpu_hours"].get<double>()));
+}

@@ -506,3 +506,22 @@ TEST_CASE("simulate: the loss is Megatron's cross-entropy, one fp32 pass over th
   CHECK(it->hbm_bytes == doctest::Approx((6 + 4 + 8 + 8 + 4 + 8 + 8 + 6) * logits));
   CHECK(it->forward_s > it->backward_s);
 }
+
+TEST_CASE("simulate: sequence parallelism at tp 1 and ZeRO-1 at dp 1 run, with a warning that they change nothing") {
+  json j = test::small_config();
+  test::set_parallelism(j, 1, 1, 1);
+  j["plan"]["global_batch"] = 2;
+  const SimResult plain = test::simulate_ok(test::parse_ok(j));
+  j["plan"]["sequence_parallel"] = true;
+  j["plan"]["zero_stage"] = 1;
+  const SimResult r = test::simulate_ok(test::parse_ok(j));
+  CHECK(r.iteration_time_s == plain.iteration_time_s);
+  CHECK(r.memory.total() == plain.memory.total());
+  const auto warned = [&](const char* what) {
+    return std::any_of(r.warnings.begin(), r.warnings.end(),
+                       [&](const std::string& w) { return w.find(what) != std::string::npos; });
+  };
+  CHECK(warned("at tp 1 it changes nothing"));
+  CHECK(warned("at dp 1 it changes nothing"));
+  CHECK(plain.warnings.empty());
+}

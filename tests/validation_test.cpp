@@ -92,6 +92,25 @@ TEST_CASE("validation: bad measurement files are errors that name line and colum
   CHECK(extra.errors().front().code == "extra_value");
   CHECK(extra.errors().front().pointer == "/line/2");
   CHECK(parse_measurements(std::string(kHeader) + "8,16,2,1024,16,12,1024,2,2,2,100,\n").ok());
+
+  // A measured time outside a microsecond to eleven days has a wrong unit or digit.
+  for (const char* t : {"1e-300", "0.0005", "1e308", "2e9"}) {
+    auto odd = parse_measurements(std::string(kHeader) + "8,16,2,1024,16,12,1024,2,2,2," + t + "\n");
+    REQUIRE_FALSE(odd.ok());
+    CHECK(odd.errors().front().code == "range");
+    CHECK(odd.errors().front().pointer == "/line/2/iteration time (ms)");
+  }
+  CHECK(parse_measurements(std::string(kHeader) + "8,16,2,1024,16,12,1024,2,2,2,0.001\n").ok());
+
+  // An unknown GPU is one error for the file, not one a row.
+  auto two = parse_measurements(std::string(kHeader) + "8,16,2,1024,16,12,1024,2,2,2,100\n8,16,2,1024,16,12,1024,2,2,2,90\n");
+  REQUIRE(two.ok());
+  ValidationSetup h100;
+  h100.gpu = "h100";
+  auto unknown = validate_runs(two.value(), h100);
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.errors().size() == 1);
+  CHECK(unknown.errors().front().pointer == "/gpu");
 }
 
 TEST_CASE("validation: optional columns set a run up otherwise than the validation setup") {

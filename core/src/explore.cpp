@@ -712,10 +712,12 @@ json to_json(const ExploreResult& r) {
   const SimConfig& c = r.request.config;
   const Profile* prof = find_profile(c.cluster.gpu);
   const bool energy = prof && prof->board_power_W > 0;
+  const bool priced = c.cluster.price_per_gpu_hour_usd > 0;  // else cost is GPU-hours alone
   auto plan_json = [&](int i) -> json {
     if (i < 0) return nullptr;
     json j = to_json(r.plans[i]);
     if (!energy) j["energy_MWh"] = nullptr;
+    if (!priced) j["cost_usd"] = nullptr;
     return j;
   };
   auto indexed = [&](int i) -> json {

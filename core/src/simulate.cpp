@@ -296,6 +296,10 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
                          std::to_string(m.layers) + " layers: stages 0 to " + std::to_string(m.layers % P - 1) + " hold " +
                          std::to_string(m.layers / P + 1) + " layers, the others " + std::to_string(m.layers / P) +
                          " (DeepSpeed's uniform partition; Megatron-LM needs an even split)");
+  if (p.sequence_parallel && p.tp == 1)
+    r.warnings.push_back("sequence parallelism splits activations over a tensor-parallel group: at tp 1 it changes nothing");
+  if (p.zero_stage == 1 && p.dp == 1)
+    r.warnings.push_back("ZeRO stage 1 splits the optimizer states over data-parallel ranks: at dp 1 it changes nothing");
   if (config.output.operators) r.operators = operator_times(lk);
   if (tp_group.nodes > 1)
     r.warnings.push_back("a tensor-parallel group spans " + std::to_string(tp_group.nodes) +

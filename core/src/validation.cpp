@@ -8,6 +8,7 @@
 
 #include "kernels.hpp"
 #include "vtrain/model.hpp"
+#include "vtrain/profile.hpp"
 #include "vtrain/simulate.hpp"
 
 namespace vtrain {
@@ -41,6 +42,7 @@ const char* const kRunColumns[] = {"Parameters (billion)", "# GPUs", "global bat
 // The most each whole-number column may hold: the same limits as the config's fields.
 const int kRunColumnMax[] = {0, limits::num_gpus, limits::global_batch, limits::micro_batch, limits::hidden,
                              limits::heads, limits::layers, limits::seq_len, limits::tp, limits::dp, limits::pp, 0};
+const double kMeasuredMinMs = 1e-3, kMeasuredMaxMs = 1e9;
 // What a file may measure instead of the iteration time: one layer's forward and backward pass.
 const char* const kLayerTimeColumn = "layer time (ms)";
 // A note column that is carried along unread.
@@ -230,6 +232,13 @@ Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view text) {
         ok = false;
         continue;
       }
+      // A measured time from a microsecond to eleven days: outside that, a unit or a digit is wrong.
+      if (k == 11 && (v < kMeasuredMinMs || v > kMeasuredMaxMs)) {
+        errors.push_back(make_diagnostic("range", pointer,
+                                         "must be from 0.001 to 1e9 milliseconds, got \"" + s + "\""));
+        ok = false;
+        continue;
+      }
       values[k] = v;
     }
     if (!read_optional_columns(header, cells, line_no, r, errors)) ok = false;
@@ -318,6 +327,11 @@ SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
 
 Outcome<ValidationReport> validate_runs(const std::vector<MeasuredRun>& runs, const ValidationSetup& setup,
                                         const Profile* profile) {
+  // Every run uses the setup's GPU: an unknown one is one error, not one a row.
+  if (!profile && !find_profile(setup.gpu))
+    return Outcome<ValidationReport>::fail("unknown_gpu", "/gpu",
+                                           "/gpu: no profile named \"" + setup.gpu + "\"; bundled profiles are " +
+                                               bundled_profile_names());
   ValidationReport report;
   Diagnostics errors;
   double sum = 0;
