@@ -439,7 +439,7 @@ TEST_CASE("simulate: a pipeline depth that does not divide the layers gives unev
   CHECK(compute(r.stage_breakdowns[0]) < 1.25 * compute(r.stage_breakdowns[1]));
   CHECK(r.stage_memory[0].weights > r.stage_memory[1].weights);
   CHECK(std::any_of(r.warnings.begin(), r.warnings.end(), [](const std::string& w) {
-    return w.find("stages 0 to 0 hold 6 layers, the others 5") != std::string::npos;
+    return w.find("stage 0 holds 6 layers, the others 5") != std::string::npos;
   }));
   // Between the even neighbours: slower than 4 stages of 4, faster than 2 stages of 8.
   const auto time_at = [&](int pp) {

@@ -293,7 +293,9 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   r.details.layers_per_stage = stage_layers(m, p, 0) * V;  // the most any stage holds
   if (m.layers % (P * V) != 0)
     r.warnings.push_back("pipeline parallelism " + std::to_string(P) + " does not divide the " +
-                         std::to_string(m.layers) + " layers: stages 0 to " + std::to_string(m.layers % P - 1) + " hold " +
+                         std::to_string(m.layers) + " layers: " +
+                         (m.layers % P == 1 ? std::string("stage 0 holds ")
+                                            : "stages 0 to " + std::to_string(m.layers % P - 1) + " hold ") +
                          std::to_string(m.layers / P + 1) + " layers, the others " + std::to_string(m.layers / P) +
                          " (DeepSpeed's uniform partition; Megatron-LM needs an even split)");
   if (p.sequence_parallel && p.tp == 1)

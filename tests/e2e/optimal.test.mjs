@@ -165,6 +165,16 @@ describe('the Compute-optimal view and the Explore objective in Chromium', { tim
     await page.waitForFunction(() => document.body.dataset.optimal === 'done' && !document.getElementById('optimal-result').classList.contains('stale'), null, { timeout: 30000 });
     assert.equal(await page.getAttribute('#answer-achievable', 'data-params'), answer);
     assert.ok(await page.isHidden('#o-num_gpus-err'));
+
+    // Another unit keeps the budget, not the number: 30 days on 3,360 GPUs become their dollars.
+    const price = Number((await page.inputValue('#o-price_per_gpu_hour_usd')).replace(/^\$/, ''));
+    await page.selectOption('#o-budget_kind', 'usd');
+    const usd = await page.inputValue('#o-budget');
+    assert.match(usd, /^[\d.]+M$/);
+    const want = 30 * 24 * 3360 * price;
+    assert.ok(Math.abs(Number(usd.slice(0, -1)) * 1e6 / want - 1) < 0.01, `${usd} for ${want}`);
+    await page.selectOption('#o-budget_kind', 'gpu_hours');
+    assert.equal(await page.inputValue('#o-budget'), `${Number((30 * 24 * 3360 / 1e6).toPrecision(3))}M`);
     await page.close();
   });
 

@@ -259,6 +259,16 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     // The sweep's GPU budget stayed, though the opened plan may use fewer GPUs.
     assert.equal(await page.evaluate(() => new URLSearchParams(location.search).get('budget')), '3360');
     assert.ok(first.length > 0);
+    assert.ok(!(await page.evaluate(() => document.getElementById('view-explore').classList.contains('stale'))));
+
+    // Another example: the case's grid no longer applies, and the old plans are dimmed until the
+    // sweep of the new inputs replaces them.
+    await changed(page, '#results', 'data-rendered', '[data-example="gpt3-175b"]');
+    assert.equal(await page.inputValue('#explore-space'), 'grid');
+    assert.ok(await page.evaluate(() => document.getElementById('view-explore').classList.contains('stale')));
+    await page.click('#tab-explore');
+    await page.waitForFunction(() => document.body.dataset.explore === 'done' && !document.getElementById('view-explore').classList.contains('stale'), null, { timeout: 60000 });
+    assert.match(await page.textContent('#explore-intro'), /GPT-3 175B/);
     await page.close();
   });
 
@@ -301,6 +311,12 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     await page.waitForSelector('#f-plan-tp-err[hidden]', { state: 'attached' });
     assert.equal(await page.inputValue('#f-cluster-num_gpus'), String(4 * 8 * 16));
     await page.waitForFunction(() => !document.getElementById('results').classList.contains('stale'));
+    // A price written with its dollar sign is a price.
+    const rendered = await page.getAttribute('#results', 'data-rendered');
+    await page.fill('#f-cluster-price_per_gpu_hour_usd', '$2');
+    await page.waitForFunction((r) => document.getElementById('results').dataset.rendered !== r, rendered);
+    assert.ok(await page.isHidden('#f-cluster-price_per_gpu_hour_usd-err'));
+    assert.match(await page.textContent('#kpi-cost'), /\$/);
     await page.close();
   });
 
@@ -322,7 +338,19 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     assert.deepEqual(await kpis(again), want);
     assert.equal(await again.inputValue('#f-plan-micro_batch'), '2');
     assert.equal(await again.inputValue('#f-model-preset'), 'llama2-70b');
+    const snippet = await again.inputValue('#embed-snippet');
     await again.close();
+
+    // The card fits the snippet's frame from a phone's width to the frame's own.
+    const frameHeight = Number(/height="(\d+)"/.exec(snippet)[1]);
+    for (const width of [320, 420, 560]) {
+      const narrow = await newPage({ width, height: frameHeight });
+      await open(narrow, `${url.slice(base.length)}&embed=1`);
+      const box = await narrow.locator('#embed-card').boundingBox();
+      assert.ok(box.height <= frameHeight, `the card is ${box.height} px high at ${width} px wide, the frame ${frameHeight}`);
+      if (width === 320) await screenshot(narrow, 'embed-320.png');
+      await narrow.close();
+    }
 
     const embed = await newPage({ width: 600, height: 300 });
     await open(embed, `${url.slice(base.length)}&embed=1`);

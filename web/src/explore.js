@@ -31,7 +31,7 @@ export function planLabel(p, varying = null) {
   const parts = [`tp ${p.tp}`, `pp ${p.pp}`, `dp ${p.dp}`];
   if (show('virtual_stages') && (p.virtual_stages > 1 || varying)) parts.push(`v ${p.virtual_stages}`);
   if (show('micro_batch')) parts.push(`mb ${p.micro_batch}`);
-  if (show('recompute')) parts.push(`${p.recompute} recompute`);
+  if (show('recompute')) parts.push(p.recompute === 'none' ? 'no recompute' : `${p.recompute} recompute`);
   if (show('sequence_parallel') && (p.sequence_parallel || varying)) parts.push(p.sequence_parallel ? 'SP' : 'no SP');
   if (show('zero_stage') && (p.zero_stage || varying)) parts.push(`ZeRO-${p.zero_stage}`);
   return parts.join(' · ');
@@ -221,7 +221,19 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
         + 'Choose “tp × pp × dp, the rest as in the plan” under Plans to try, or fewer GPUs'
         + `${b ? ` than ${b.toLocaleString('en-US')}` : ''}; the command line sweeps the whole space in seconds (vtrain explore CONFIG).`;
     }
-    return `The sweep failed: ${errors.map((x) => x.message).join(' ')}`;
+    const known = CASES.find((c) => c.name === view.space);
+    if (known && errors.some((x) => String(x.pointer).startsWith('/explore/'))) {
+      // The case's published grid against other inputs: say so, with the first reasons in words.
+      const reasons = [...new Set(errors.map((x) => fieldMessage(x.message.replace(/\/explore\/([a-z]+)\/\d+: /, '$1 '), null)))];
+      return `${known.label.replace(/,.*$/, '')}: its grid of plans does not fit these inputs (${reasons.slice(0, 2).join('; ').replace(/\.$/, '')}${reasons.length > 2 ? '; …' : ''}). `
+        + 'Choose “tp × pp × dp, the rest as in the plan” under Plans to try, or load its example.';
+    }
+    return `The sweep failed: ${errors.map((x) => fieldMessage(x.message, null)).join(' ')}`;
+  }
+
+  // Results of a sweep that no longer matches the inputs (or was cancelled) are dimmed.
+  function markStale(stale) {
+    $('view-explore').classList.toggle('stale', Boolean(stale && view.result));
   }
 
   async function run() {
@@ -249,13 +261,15 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
       if (result.pareto.length) parts.push(`${result.pareto.length} on the time–cost frontier (★)`);
       if (result.best_time) parts.push(bestText(result));
       setStatus(`${parts.join('; ')}.`);
+      markStale(false);
       render();
       document.body.dataset.explore = 'done';
     } catch (e) {
       if (!controls.current(controller)) return;
       if (e.code === 'cancelled') {
-        setStatus('Sweep cancelled.');
+        setStatus(view.result ? 'Sweep cancelled: the plans shown are from the sweep before.' : 'Sweep cancelled.');
         view.stale = true;
+        markStale(true);
       } else {
         // Errors about a field are shown beside it; the rest here.
         const errors = errorList(e);
@@ -263,6 +277,7 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
         const onDeadline = errors.filter((x) => x.pointer === '/explore/deadline_days');
         if (onDeadline.length) showDeadlineError(onDeadline.map((x) => fieldMessage(x.message, x.pointer)).join('\n'));
         setStatus(failureText(errors), true);
+        markStale(true);
       }
       document.body.dataset.explore = 'stopped';
     } finally {
@@ -289,7 +304,7 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
     value.textContent = plan.simulated ? `${fmt.days(plan.training_days)} · ${fmt.usd(plan.cost_usd)}` : fmt.DASH;
     const sub = document.createElement('span');
     sub.className = 'kpi-sub';
-    sub.textContent = `${planLabel(plan)} · ${plan.num_gpus.toLocaleString('en-US')} GPUs${note ? ` · ${note}` : ''}`;
+    sub.textContent = `${planLabel(plan)} · ${fmt.gpus(plan.num_gpus)}${note ? ` · ${note}` : ''}`;
     const open = document.createElement('button');
     open.type = 'button';
     open.textContent = 'Open in Plan view';
@@ -345,7 +360,7 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
     const el = $('chart-scatter');
     $('explore-figure').hidden = false;
     const timed = r.plans.map((p, i) => [p, i]).filter(([p]) => p.simulated && p.training_days > 0 && p.cost_usd > 0);
-    const hover = ([p]) => `${planLabel(p)} · ${p.num_gpus.toLocaleString('en-US')} GPUs<br>${fmt.days(p.training_days)} · ${fmt.usd(p.cost_usd)} · MFU ${fmt.percent(p.mfu)}<br>iteration ${fmt.duration(p.iteration_time_s)} · ${fmt.gib(p.memory_GiB)} per GPU${feasible(p) ? '' : ` · ${status(p)}`}`;
+    const hover = ([p]) => `${planLabel(p)} · ${fmt.gpus(p.num_gpus)}<br>${fmt.days(p.training_days)} · ${fmt.usd(p.cost_usd)} · MFU ${fmt.percent(p.mfu)}<br>iteration ${fmt.duration(p.iteration_time_s)} · ${fmt.gib(p.memory_GiB)} per GPU${feasible(p) ? '' : ` · ${status(p)}`}`;
     const group = (name, items, style) => ({
       type: 'scatter',
       mode: 'markers',
@@ -568,7 +583,17 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
     inputsChanged() {
       view.stale = true;
       showSettings();
+      markStale(true);
       if (view.result && !controls.running) setStatus('The inputs changed: explore again to update the plans.');
+    },
+    /** An example was loaded: a case study's grid stays only with its own example. */
+    exampleLoaded(name) {
+      const known = CASES.find((c) => c.name === view.space);
+      if (known && known.example !== name) {
+        view.space = 'grid';
+        onSettingsChange();
+      }
+      showSettings();
     },
     /** Keeps the last sweep's GPU budget when the cluster's GPU count is about to change. */
     pinBudget() {

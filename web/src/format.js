@@ -90,8 +90,14 @@ export function fieldValue(x) {
  * Reads a number a person typed: "1536", "4.10", "300e9", "300B", "1.5T", "2,048".
  * Returns a number or null.
  */
+/** "1 GPU", "1,024 GPUs". */
+export function gpus(n) {
+  return `${Number(n).toLocaleString('en-US')} GPU${n === 1 ? '' : 's'}`;
+}
+
 export function parseNumber(text) {
-  const t = String(text).trim().replace(/,/g, '').replace(/_/g, '');
+  // "$4.10", "1,536", "2_000" and "10M" are numbers as people type them.
+  const t = String(text).trim().replace(/,/g, '').replace(/_/g, '').replace(/^\$\s*/, '');
   if (t === '') return null;
   const m = /^([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)\s*([kmbgt])?$/i.exec(t);
   if (!m) return null;

@@ -382,7 +382,7 @@ function renderResult(r, seq) {
   $('memory-note').textContent = `stage ${r.memory_stage}, the fullest`;
 
   const answer = r.training ? [fmt.days(r.training_days), r.cost_usd != null ? fmt.usd(r.cost_usd) : null] : [`${fmt.duration(r.iteration_time_s)} per iteration`];
-  document.title = `${modelName(r)} on ${c.cluster.num_gpus.toLocaleString('en-US')} GPUs: ${answer.filter(Boolean).join(', ')} · vtrain`;
+  document.title = `${modelName(r)} on ${fmt.gpus(c.cluster.num_gpus)}: ${answer.filter(Boolean).join(', ')} · vtrain`;
   app.rendered = seq;
   $('results').dataset.rendered = String(seq);
   performance.mark('vtrain:result');
@@ -478,7 +478,7 @@ function syncUrl() {
   if (location.search !== `?${query}`) history.replaceState(null, '', `?${query}`);
   const embedUrl = pageUrl(currentQuery({ embed: true, view: 'plan' }));
   const title = app.preset ? `vtrain: ${app.preset} training time and cost` : 'vtrain: training time and cost';
-  $('embed-snippet').value = `<iframe src="${embedUrl.replace(/&/g, '&amp;')}" title="${title}" width="560" height="250" style="border:0;max-width:100%" loading="lazy"></iframe>`;
+  $('embed-snippet').value = `<iframe src="${embedUrl.replace(/&/g, '&amp;')}" title="${title}" width="560" height="320" style="border:0;max-width:100%" loading="lazy"></iframe>`;
   $('embed-preview').href = embedUrl;
   $('card-open').href = pageUrl(currentQuery({ embed: false, view: 'plan' }));
 }
@@ -588,7 +588,7 @@ function downloadCsv() {
 function exampleLabel(ex) {
   const m = app.models.find((x) => x.name === (typeof ex.config.model === 'string' ? ex.config.model : ex.config.model.name));
   const model = m ? m.description : ex.name;
-  return `${model} · ${ex.config.cluster.num_gpus.toLocaleString('en-US')} GPUs`;
+  return `${model} · ${fmt.gpus(ex.config.cluster.num_gpus)}`;
 }
 
 function configValues(config) {
@@ -629,7 +629,10 @@ function loadExample(ex) {
   app.preset = ex.config.model.name;
   app.values = {};
   setValues(exampleValues(ex));
-  if (app.explore) app.explore.inputsChanged();
+  if (app.explore) {
+    app.explore.exampleLoaded(ex.name);
+    app.explore.inputsChanged();
+  }
   return simulateNow();
 }
 

@@ -223,6 +223,7 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
     const select = f.kind === 'select';
     if (event.type === 'input' && select) return;
     if (event.type === 'change' && !select) return;
+    if (f.key === 'budget_kind') view.values.budget = convertBudget(view.values.budget_kind, t.value);
     view.values[f.key] = t.value;
     if (f.key === 'scaling' && t.value === 'custom') {
       // A custom fit starts from the last answer's constants.
@@ -232,6 +233,26 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
     showValues();
     onSettingsChange();
     schedule(select ? 0 : 600);
+  }
+
+  // The amount in another unit: the same GPU time on the cluster at its price and peak, so that
+  // switching "30 days" to dollars gives their cost, not $30. Blank where an input is missing.
+  function convertBudget(from, to) {
+    const v = view.values;
+    const amount = fmt.parseNumber(v.budget ?? '');
+    const gpus = fmt.parseNumber(v.num_gpus ?? '');
+    const price = fmt.parseNumber(v.price_per_gpu_hour_usd ?? '');
+    const profile = app.profiles.find((x) => x.name === v.gpu);
+    const peak = profile && profile.hardware ? profile.hardware.peak_fp16_tflops * 1e12 : null;
+    const perHour = { days: gpus ? 1 / (24 * gpus) : null, usd: price, gpu_hours: 1, flops: peak ? peak * 3600 : null };
+    if (from === to || amount == null || !(amount > 0)) return v.budget;
+    if (!(perHour[from] > 0) || !(perHour[to] > 0)) return '';
+    const converted = (amount / perHour[from]) * perHour[to];
+    if (to === 'flops') return converted.toExponential(2).replace('e+', 'e');
+    for (const [unit, suffix] of [[1e12, 'T'], [1e9, 'B'], [1e6, 'M']]) {
+      if (converted >= unit) return `${Number((converted / unit).toPrecision(3))}${suffix}`;
+    }
+    return String(Number(converted.toPrecision(3)));
   }
 
   function loadPreset(name) {
@@ -415,9 +436,12 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
     if (moneyBudget(r)) {
       if (!finite(cost)) return { text: 'no plan fits on these GPUs', over: true };
       const ratio = cost / r.budget.usd;
+      // A budget given in GPU-hours is spoken of in GPU-hours.
+      const inHours = view.request && view.request.budget && view.request.budget.gpu_hours != null && finite(r.budget.gpu_hours);
+      const amount = (usd) => (inHours ? `${fmt.count((usd / r.budget.usd) * r.budget.gpu_hours)} GPU-hours` : fmt.usd(usd));
       return ratio > 1.001
-        ? { text: `would cost ${fmt.usd(cost)}, ${times(ratio)} the budget of ${fmt.usd(r.budget.usd)}`, over: true }
-        : { text: `costs ${fmt.usd(cost)}, within the budget of ${fmt.usd(r.budget.usd)}`, over: false };
+        ? { text: `would ${inHours ? 'take' : 'cost'} ${amount(cost)}, ${times(ratio)} the budget of ${amount(r.budget.usd)}`, over: true }
+        : { text: `${inHours ? 'takes' : 'costs'} ${amount(cost)}, within the budget of ${amount(r.budget.usd)}`, over: false };
     }
     if (!finite(days)) return { text: 'no plan fits on these GPUs', over: true };
     const limit = r.budget.days;
@@ -445,7 +469,8 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
         recompute: p.recompute, sequence_parallel: p.sequence_parallel, zero_stage: p.zero_stage,
         global_batch: req.global_batch, ...(req.plan || {}),
       },
-      training: { tokens },
+      // Whole tokens, to four figures: the Plan view's field and link stay readable.
+      training: { tokens: Number(Math.round(tokens).toPrecision(4)) },
     };
   }
 
@@ -471,7 +496,7 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
     );
     const dl = h('dl', {});
     dl.append(row('Model', `${modelNote || ''}${shapeText(model)}`));
-    dl.append(row('Plan', plan ? `${planLabel(plan)} · ${gpus.toLocaleString('en-US')} GPUs` : 'no plan fits on these GPUs'));
+    dl.append(row('Plan', plan ? `${planLabel(plan)} · ${fmt.gpus(gpus)}` : 'no plan fits on these GPUs'));
     dl.append(row('MFU', fmt.percent(mfu)));
     dl.append(row('Training', fmt.days(days)));
     dl.append(row('Cost', fmt.usd(cost) + (extra || '')));
@@ -548,7 +573,7 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
       const tr = body.insertRow();
       const cells = [
         fmt.count(c.params), fmt.count(c.tokens), finite(c.loss) ? c.loss.toFixed(4) : fmt.DASH, fmt.days(c.training_days),
-        fmt.usd(c.cost_usd), shapeText(c.model), c.plan ? `${planLabel(c.plan)} · ${c.num_gpus.toLocaleString('en-US')} GPUs` : fmt.DASH,
+        fmt.usd(c.cost_usd), shapeText(c.model), c.plan ? `${planLabel(c.plan)} · ${fmt.gpus(c.num_gpus)}` : fmt.DASH,
       ];
       for (const text of cells) tr.insertCell().textContent = text;
       openableRow(tr, 'Open this model and plan in the Plan view', () => openConfig(configFor(c, c.tokens)));
