@@ -75,7 +75,8 @@ int run_optimal(const Args& args) {
     std::printf("%s GPU-hours (%s at $%.2f per GPU-hour)", format_number(req.value().gpu_hours).c_str(),
                 format_money(b["usd"].get<double>()).c_str(), req.value().cluster.price_per_gpu_hour_usd);
   else if (b["kind"] == "money") std::printf("%s", format_money(b["usd"].get<double>()).c_str());
-  else std::printf("%.1f days", b["days"].get<double>());
+  else std::printf("%s days", format_number(b["days"].get<double>()).c_str());
+  if (req.value().deadline_days > 0) std::printf(" within %s days", format_number(req.value().deadline_days).c_str());
   std::printf(" on up to %d x %s = %.3g FLOP at peak; %s\n\n", b["gpus"].get<int>(),
               b["gpu"].get<std::string>().c_str(), b["flops"].get<double>(), law.c_str());
   const json& f = j["flop_only"];

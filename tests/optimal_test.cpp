@@ -93,6 +93,45 @@ TEST_CASE("optimal: a GPU-hours budget is the same budget in dollars at the pric
   CHECK(a.errors().front().pointer == "/cluster/price_per_gpu_hour_usd");
 }
 
+TEST_CASE("optimal: days beside dollars are a deadline: the plan trains the most tokens within both") {
+  json q = small_request();
+  q["budget"] = {{"usd", 200000}};
+  const OptimalResult money = run(q);
+  q["budget"] = {{"usd", 200000}, {"days", 3}};
+  const OptimalResult both = run(q);
+  CHECK(both.request.deadline_days == 3);
+  CHECK(both.budget_days == 3);
+  CHECK(to_json(both)["budget"]["deadline_days"] == 3);
+  CHECK(to_json(money)["budget"]["deadline_days"].is_null());
+  REQUIRE(money.achievable >= 0);
+  REQUIRE(both.achievable >= 0);
+  // Money alone buys its tokens on the cheapest plans, which take longer than the deadline.
+  CHECK(money.candidates[money.achievable].days_achievable > 3);
+  REQUIRE(both.candidates.size() == money.candidates.size());
+  for (size_t i = 0; i < both.candidates.size(); ++i) {
+    const CandidateResult &c = both.candidates[i], &cheapest = money.candidates[i];
+    if (!c.has_plan) continue;
+    CHECK(c.days_achievable <= 3 * (1 + 1e-9));
+    CHECK(c.cost_achievable_usd <= 200000 * (1 + 1e-9));
+    // The size's cheapest plan is one of those it chose from: it buys no more within both limits.
+    REQUIRE(cheapest.has_plan);
+    const double capped = std::min(200000 / cheapest.usd_per_token, 3 * 86400.0 * cheapest.tokens_per_s);
+    CHECK(c.tokens_achievable >= capped * (1 - 1e-9));
+  }
+  // The deadline costs loss, never gains it.
+  CHECK(both.candidates[both.achievable].loss_achievable >= money.candidates[money.achievable].loss_achievable - 1e-12);
+  // Both limits cap the FLOP-only budget too.
+  CHECK(both.flops_budget <= money.flops_budget);
+
+  // Days beside FLOPs, or two money amounts, are still one budget too many.
+  q["budget"] = {{"flops", 1e21}, {"days", 3}};
+  auto bad = parse_optimal_request(q);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.errors().front().pointer == "/budget");
+  q["budget"] = {{"usd", 1e5}, {"gpu_hours", 1e4}};
+  CHECK_FALSE(parse_optimal_request(q).ok());
+}
+
 TEST_CASE("optimal: a budget too small or too large for every candidate is an error on /budget") {
   json q = small_request();
   q["budget"] = {{"usd", 1}};
@@ -134,7 +173,7 @@ TEST_CASE("optimal: bad requests name the field") {
   CHECK(a.errors().front().pointer == "/budget");
 
   q = small_request();
-  q["budget"] = {{"days", 1}, {"usd", 5}};
+  q["budget"] = {{"days", 1}, {"gpu_days", 5}};
   a = parse_optimal_request(q);
   REQUIRE_FALSE(a.ok());
   CHECK(a.errors().front().pointer == "/budget");

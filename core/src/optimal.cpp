@@ -163,14 +163,19 @@ Outcome<OptimalRequest> parse_optimal_request(const json& input) {
       r.read("gpu_hours", gpu_hours, 0.0, 1e15, true);
       r.read("flops", req.flops, 0.0, 1e35, true);
       r.finish();
-      // Counted by key, so that a bad value is reported once, as the field's own error.
+      // Counted by key, so that a bad value is reported once, as the field's own error. Days
+      // beside dollars or GPU-hours are a deadline: the money must be spent within them.
       int given = 0;
       for (const char* k : {"days", "gpu_days", "usd", "gpu_hours", "flops"}) given += r.has(k);
-      if (b->is_object() && given != 1)
-        e.push_back(make_diagnostic("budget", "/budget", "must give exactly one of days, gpu_days, usd, gpu_hours, flops"));
+      const bool deadline = r.has("days") && (r.has("usd") || r.has("gpu_hours"));
+      if (b->is_object() && given - deadline != 1)
+        e.push_back(make_diagnostic("budget", "/budget",
+                                    "must give exactly one of days, gpu_days, usd, gpu_hours, flops (days may go "
+                                    "beside usd or gpu_hours as a deadline)"));
       if (req.days > 0 || gpu_days > 0) req.budget = BudgetKind::time;
       if (req.usd > 0 || gpu_hours > 0) req.budget = BudgetKind::money;
       if (req.flops > 0) req.budget = BudgetKind::flops;
+      if (deadline) req.deadline_days = req.days, req.days = 0;
       // Filled below, once the cluster is read.
       if (gpu_days > 0) req.days = -gpu_days;
       if (gpu_hours > 0) req.gpu_hours = gpu_hours;
@@ -297,6 +302,11 @@ Outcome<OptimalResult> optimal(const OptimalRequest& req, const OptimalControl& 
     case BudgetKind::money:
       res.budget_usd = req.usd;
       res.flops_budget = req.usd / price * 3600.0 * peak;
+      if (req.deadline_days > 0) {
+        // A deadline caps what the money buys at the cluster's peak as well.
+        res.budget_days = req.deadline_days;
+        res.flops_budget = std::min(res.flops_budget, req.deadline_days * 86400.0 * G * peak);
+      }
       break;
     case BudgetKind::flops:
       res.flops_budget = req.flops;
@@ -416,9 +426,29 @@ Outcome<OptimalResult> optimal(const OptimalRequest& req, const OptimalControl& 
     }
     const ExploreResult& ex = swept.value();
     res.plans_simulated += ex.stats.simulated;
-    if (ex.best >= 0) {
+    int best = ex.best;
+    if (req.budget == BudgetKind::money && req.deadline_days > 0) {
+      // Money and a deadline: the plan that trains the most tokens within both, the cheaper of
+      // equals. Tokens a plan buys: the money's at its price per token, capped by its speed.
+      best = -1;
+      double most = 0;
+      for (int k = 0; k < static_cast<int>(ex.plans.size()); ++k) {
+        const PlanEstimate& e = ex.plans[k];
+        if (!e.feasible() || !(e.iteration_time_s > 0)) continue;
+        const double per_token_usd = e.num_gpus * price * e.iteration_time_s / 3600.0 / tokens_per_iter;
+        const double tokens = std::min(req.usd / per_token_usd,
+                                       req.deadline_days * 86400.0 * tokens_per_iter / e.iteration_time_s);
+        const bool more = tokens > most * (1 + 1e-12);
+        const bool cheaper_equal = !more && tokens >= most * (1 - 1e-12) && e.gpu_hours < ex.plans[best].gpu_hours;
+        if (best < 0 || more || cheaper_equal) {
+          most = std::max(most, tokens);
+          best = k;
+        }
+      }
+    }
+    if (best >= 0) {
       c.has_plan = true;
-      c.plan = ex.plans[ex.best];
+      c.plan = ex.plans[best];
       SimConfig sc = er.config;
       sc.plan = c.plan.plan;
       sc.cluster.num_gpus = c.plan.num_gpus;
@@ -443,6 +473,8 @@ Outcome<OptimalResult> optimal(const OptimalRequest& req, const OptimalControl& 
       // Achievable view: the tokens the budget buys at this plan's real speed or price.
       c.tokens_achievable = req.budget == BudgetKind::money ? req.usd / c.usd_per_token
                                                             : res.budget_days * 86400.0 * c.tokens_per_s;
+      if (req.budget == BudgetKind::money && req.deadline_days > 0)
+        c.tokens_achievable = std::min(c.tokens_achievable, req.deadline_days * 86400.0 * c.tokens_per_s);
       c.days_achievable = c.tokens_achievable / c.tokens_per_s / 86400.0;
       c.cost_achievable_usd = c.tokens_achievable * c.usd_per_token;
       c.loss_achievable = loss(req.fit, c.params, c.tokens_achievable);
@@ -539,6 +571,7 @@ json to_json(const OptimalResult& r) {
                         {"days", r.budget_days},
                         {"usd", r.budget_usd},
                         {"gpu_hours", q.budget == BudgetKind::money ? json(r.budget_usd / q.cluster.price_per_gpu_hour_usd) : json(nullptr)},
+                        {"deadline_days", q.deadline_days > 0 ? json(q.deadline_days) : json(nullptr)},
                         {"flops", r.flops_budget},
                         {"gpus", q.cluster.num_gpus},
                         {"gpu", q.cluster.gpu}}},

@@ -210,6 +210,20 @@ describe('the Compute-optimal view and the Explore objective in Chromium', { tim
     await page.waitForSelector('body[data-optimal-charts]');
     assert.equal(await page.evaluate(() => document.getElementById('chart-optimal-days').layout.shapes[0].y0), 10e6);
     await assertNoBadText(page);
+
+    // A deadline beside the money: the answer finishes within it, and the link keeps it.
+    const trainingDays = async () => Number((await page.textContent('#answer-achievable dl div:nth-child(4) dd')).replace(/[^\d.]/g, ''));
+    assert.ok(await page.isVisible('#o-deadline_days'));
+    const before = await trainingDays();
+    const deadline = Math.floor(before / 2);
+    await page.fill('#o-deadline_days', String(deadline));
+    await page.waitForFunction((d) => new URLSearchParams(location.search).get('deadline_days') === String(d), deadline);
+    await page.waitForFunction(() => document.body.dataset.optimal === 'done' && !document.getElementById('optimal-result').classList.contains('stale')
+      && /within \d+ days/.test(document.getElementById('optimal-headline').textContent), null, { timeout: 60000 });
+    assert.ok((await trainingDays()) <= deadline, `${await trainingDays()} days against a deadline of ${deadline}`);
+    // A time budget has no deadline field.
+    await page.selectOption('#o-budget_kind', 'days');
+    assert.ok(await page.isHidden('#o-deadline_days'));
     await page.close();
   });
 

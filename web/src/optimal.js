@@ -37,6 +37,10 @@ const SECTIONS = [
 export const OPTIMAL_FIELDS = [
   { section: 'budget', key: 'budget_kind', label: 'Budget in', kind: 'select', wide: true, options: BUDGET_KINDS.map((k) => [k, BUDGETS[k].label]) },
   { section: 'budget', key: 'budget', pointer: '/budget', label: 'Amount', kind: 'number', wide: true, unit: 'days', help: BUDGETS.days.help },
+  {
+    section: 'budget', key: 'deadline_days', pointer: '/budget/days', label: 'Within', kind: 'number', wide: true, unit: 'days',
+    help: 'optional: the days the run must finish in; blank, the cheapest plans, however long', optional: true, money: true,
+  },
   { section: 'cluster', key: 'gpu', pointer: '/cluster/gpu', label: 'GPU', kind: 'select', wide: true, options: [] },
   { section: 'cluster', key: 'num_gpus', pointer: '/cluster/num_gpus', label: 'At most', kind: 'int', unit: 'GPUs' },
   { section: 'cluster', key: 'gpus_per_node', pointer: '/cluster/gpus_per_node', label: 'GPUs per node', kind: 'int' },
@@ -99,6 +103,7 @@ export function powerOfTen(x) {
 }
 
 const finite = (x) => typeof x === 'number' && Number.isFinite(x);
+const isMoney = (kind) => kind === 'usd' || kind === 'gpu_hours';
 const orNull = (x) => (finite(x) ? x : null);
 // 20 -> "20", 0.5 -> "0.5", 12.345 -> "12.3": a budget or a ratio as it was given.
 const plain = (x) => (finite(x) ? String(Number(x.toPrecision(3))) : fmt.DASH);
@@ -107,9 +112,12 @@ const plain = (x) => (finite(x) ? String(Number(x.toPrecision(3))) : fmt.DASH);
 export function valuesFromRequest(req) {
   const v = {};
   const b = req.budget || {};
-  const kind = BUDGET_KINDS.find((k) => b[k] != null) || (b.gpu_days != null ? 'gpu_hours' : 'days');
+  // Days beside dollars or GPU-hours are their deadline.
+  const money = ['usd', 'gpu_hours'].find((k) => b[k] != null);
+  const kind = money || BUDGET_KINDS.find((k) => b[k] != null) || (b.gpu_days != null ? 'gpu_hours' : 'days');
   v.budget_kind = kind;
   v.budget = fmt.fieldValue(kind === 'gpu_hours' && b.gpu_hours == null && b.gpu_days != null ? b.gpu_days * 24 : b[kind]);
+  v.deadline_days = money && b.days != null ? fmt.fieldValue(b.days) : '';
   const c = req.cluster || {};
   for (const k of ['gpu', 'num_gpus', 'gpus_per_node', 'price_per_gpu_hour_usd']) if (c[k] != null) v[k] = fmt.fieldValue(c[k]);
   for (const k of ['seq_len', 'global_batch', 'family']) if (req[k] != null) v[k] = fmt.fieldValue(req[k]);
@@ -199,6 +207,7 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
       }
       const wrap = input.closest('.field');
       if (f.when) wrap.hidden = v.scaling !== f.when;
+      if (f.money) wrap.hidden = !isMoney(v.budget_kind);
     }
     const kind = BUDGETS[v.budget_kind] || BUDGETS.days;
     const amount = $('o-budget').closest('.field');
@@ -267,6 +276,7 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
   function numberOf(key, { int = false, errors }) {
     const f = FIELD[key];
     const raw = String(view.values[key] ?? '').trim().replace(/^\$/, '');
+    if (raw === '' && f.optional) return null;
     if (raw === '') {
       errors.push({ code: 'missing', pointer: f.pointer, message: `${f.pointer}: enter a value` });
       return null;
@@ -284,8 +294,9 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
     const errors = [];
     const kind = BUDGET_KINDS.includes(v.budget_kind) ? v.budget_kind : 'days';
     const amount = numberOf('budget', { errors });
+    const deadline = isMoney(kind) ? numberOf('deadline_days', { errors }) : null;
     const req = {
-      budget: { [kind]: amount },
+      budget: deadline != null ? { [kind]: amount, days: deadline } : { [kind]: amount },
       cluster: {
         gpu: v.gpu,
         num_gpus: numberOf('num_gpus', { int: true, errors }),
@@ -310,7 +321,7 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
     let p = pointer || '';
     while (p) {
       const f = FIELD_BY_POINTER.get(p);
-      if (f && !(f.when && view.values.scaling !== f.when)) return f;
+      if (f && !(f.when && view.values.scaling !== f.when) && !(f.money && !isMoney(view.values.budget_kind))) return f;
       p = p.slice(0, p.lastIndexOf('/'));
     }
     return null;
@@ -392,7 +403,7 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
       let errs = errorList(e);
       // Candidate sizes follow the budget (1/16 to 1.4 times the FLOP-only size): none is near it
       // when the budget buys less than the smallest model or more than the largest.
-      errs = errs.map((x) => (x.code === 'no_candidates'
+      errs = errs.map((x) => (x.code === 'no_candidates' || (x.pointer === '/budget' && /candidate architectures/.test(x.message))
         ? { ...x, pointer: '/budget', message: 'no candidate size lies near what this budget buys (hidden sizes 1,024 to 65,536); change the budget' }
         : x));
       showErrors(errs);
@@ -416,9 +427,10 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
     const b = r.budget;
     const on = `on up to ${b.gpus.toLocaleString('en-US')} × ${gpuName(b.gpu)}`;
     const price = fmt.usd(req.cluster.price_per_gpu_hour_usd);
-    if (req.budget.days != null) return `${fmt.daysGiven(b.days)} ${on}, ${powerOfTen(b.flops)} FLOP at peak`;
-    if (req.budget.gpu_hours != null) return `${fmt.count(req.budget.gpu_hours)} GPU-hours (${fmt.usd(b.usd)} at ${price} per GPU-hour) ${on}`;
-    if (req.budget.usd != null) return `${fmt.usd(b.usd)} at ${price} per GPU-hour ${on}`;
+    if (req.budget.days != null && b.kind === 'time') return `${fmt.daysGiven(b.days)} ${on}, ${powerOfTen(b.flops)} FLOP at peak`;
+    const within = finite(b.deadline_days) ? ` within ${fmt.daysGiven(b.deadline_days)}` : '';
+    if (req.budget.gpu_hours != null) return `${fmt.count(req.budget.gpu_hours)} GPU-hours (${fmt.usd(b.usd)} at ${price} per GPU-hour)${within} ${on}`;
+    if (req.budget.usd != null) return `${fmt.usd(b.usd)} at ${price} per GPU-hour${within} ${on}`;
     return `${powerOfTen(b.flops)} FLOP, ${fmt.days(b.days)} at peak ${on}`;
   }
 
@@ -436,6 +448,10 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
     if (moneyBudget(r)) {
       if (!finite(cost)) return { text: 'no plan fits on these GPUs', over: true };
       const ratio = cost / r.budget.usd;
+      const deadline = r.budget.deadline_days;
+      if (finite(deadline) && finite(days) && days > deadline * 1.001) {
+        return { text: `would take ${fmt.days(days)}, ${times(days / deadline)} the deadline of ${fmt.daysGiven(deadline)}`, over: true };
+      }
       // A budget given in GPU-hours is spoken of in GPU-hours.
       const inHours = view.request && view.request.budget && view.request.budget.gpu_hours != null && finite(r.budget.gpu_hours);
       const amount = (usd) => (inHours ? `${fmt.count((usd / r.budget.usd) * r.budget.gpu_hours)} GPU-hours` : fmt.usd(usd));
@@ -561,6 +577,10 @@ export function createOptimalView({ app, openConfig, onSettingsChange }) {
         `, which ${v.text.startsWith('no plan') ? 'no plan on these GPUs can train' : v.text}; the plans this cluster really runs train `, h('strong', { text: `${fmt.count(a.params)} parameters` }),
         ` within the budget (loss ${a.loss.toFixed(4)} against ${f.loss.toFixed(4)}).`,
       );
+      if (moneyBudget(r) && !finite(r.budget.deadline_days) && finite(a.training_days) && a.training_days > 365) {
+        // Money alone is spent most cheaply on few GPUs, however long that takes.
+        lead.append(` The cheapest plan takes ${fmt.days(a.training_days)}: give the days it must finish in under “Within”.`);
+      }
     }
   }
 

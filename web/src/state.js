@@ -12,7 +12,7 @@ export const VIEWS = ['plan', 'explore', 'optimal'];
 
 // The Compute-optimal view's keys: the budget is one of the first four.
 export const BUDGET_KINDS = ['days', 'usd', 'gpu_hours', 'flops'];
-export const OPTIMAL_KEYS = ['gpu', 'num_gpus', 'gpus_per_node', 'price_per_gpu_hour_usd', 'seq_len', 'global_batch', 'family',
+export const OPTIMAL_KEYS = ['deadline_days', 'gpu', 'num_gpus', 'gpus_per_node', 'price_per_gpu_hour_usd', 'seq_len', 'global_batch', 'family',
   'scaling', 'tokens_per_param', 'loss_fit', 'E', 'A', 'B', 'alpha', 'beta'];
 
 /** {preset, values, view, embed, explore, optimal} from a query string; `values` holds only what the query names. */

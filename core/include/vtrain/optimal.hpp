@@ -24,6 +24,7 @@ struct OptimalRequest {
   double days = 0;             // time budget: wall-clock days on up to cluster.num_gpus GPUs (days)
   double usd = 0;              // money budget at cluster.price_per_gpu_hour_usd (USD)
   double gpu_hours = 0;        // the money budget as given in GPU-hours (GPU-hours; 0: given otherwise)
+  double deadline_days = 0;    // money budget: the wall-clock days it must also fit in (days; 0: none)
   double flops = 0;            // compute budget, spent at peak in the FLOP-only view (FLOP)
   ClusterConfig cluster;       // GPU type, the most GPUs, bandwidths, price
   int seq_len = 2048;          // tokens per sequence
