@@ -379,6 +379,17 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     await open(good, '?model=llama3-8b&view=explore&objective=time');
     assert.ok(!(await good.isVisible('#link-notice')));
     await good.close();
+
+    // A hand-written link naming a model and one degree: the model's example fills the rest, and
+    // the GPU count follows the degrees as it does in the form.
+    const short = await newPage();
+    await open(short, '?model=llama3-8b&tp=4');
+    const [pp, dp] = [Number(await short.inputValue('#f-plan-pp')), Number(await short.inputValue('#f-plan-dp'))];
+    assert.equal(await short.inputValue('#f-cluster-num_gpus'), String(4 * pp * dp));
+    assert.ok(await short.isHidden('#f-cluster-num_gpus-err'));
+    await short.waitForFunction(() => !document.getElementById('results').classList.contains('stale') && document.getElementById('kpi-iteration').dataset.value);
+    assert.match(await short.textContent('#status'), /^(?!Fix)/);
+    await short.close();
   });
 
   test('the library on its own (build/web/lib) runs in a worker and gives the CLI numbers', async () => {

@@ -426,7 +426,9 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
       traces,
       {
         ...VIEW_LAYOUT,
-        margin: { l: 70, r: 14, t: 10, b: 96 },
+        // Room under the plot for the ticks, the axis title and the legend, whose entries wrap
+        // into more rows on a narrow chart (an entry here takes about 190 px).
+        margin: { l: 70, r: 14, t: 10, b: 58 + Math.ceil(traces.filter((t) => t.showlegend !== false).length / Math.max(1, Math.floor((width - 16) / 190))) * 20 },
         xaxis: { title: { text: 'training time' }, type: 'log', zeroline: false, ...xTicks },
         yaxis: { title: { text: 'cost' }, type: 'log', zeroline: false, ...yTicks },
         legend: VIEW_LEGEND,

@@ -793,6 +793,9 @@ async function boot() {
   app.preset = base.config.model.name;
   app.values = exampleValues(base);
   if (query.hasInputs) {
+    // A link that names a model with an example starts from that example, not from GPT-3's plan.
+    const own = app.examples.find((e) => e.config.model.name === query.preset);
+    if (own) app.values = exampleValues(own);
     if (query.preset && query.preset !== 'custom') {
       app.preset = query.preset;
       const shape = presetModel(query.preset);
@@ -805,6 +808,12 @@ async function boot() {
       app.preset = null;
     }
     Object.assign(app.values, query.values);
+    // A hand-written link that sets a parallel degree but not the GPU count gets the product,
+    // as editing the degree in the form does.
+    const degrees = ['tp', 'pp', 'dp'].map((k) => fmt.parseNumber(app.values[k] ?? ''));
+    if (query.values.num_gpus == null && ['tp', 'pp', 'dp'].some((k) => query.values[k] != null) && degrees.every((d) => Number.isInteger(d) && d > 0)) {
+      app.values.num_gpus = String(degrees[0] * degrees[1] * degrees[2]);
+    }
     if (app.preset && !MODEL_KEYS.every((k) => presetModel(app.preset)[k] === app.values[k])) app.preset = matchPreset();
   }
   showLinkNotice(ignored);
