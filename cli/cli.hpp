@@ -42,9 +42,10 @@ bool load_json_argument(const std::string& arg, nlohmann::json& out, bool exampl
 // `j` by the config it holds and says so on stderr. Anything else is left as it is.
 void use_config_of_result(nlohmann::json& j, const std::string& arg);
 
-// Prints diagnostics to stderr, one per line.
+// Prints diagnostics to stderr, one per line; with set_errors_as_json(true) (a command given
+// --json) also to stdout as {"ok": false, "errors": [{code, pointer, message}]}, as the API answers.
 void print_errors(const Diagnostics& errors);
-void print_errors_json(const std::string& reply);
+void set_errors_as_json(bool on);
 
 std::string summary(const SimResult& r);
 std::string format_duration(double seconds);

@@ -94,11 +94,12 @@ bool load_config_text(const std::string& arg, std::string& text, std::string& er
 bool load_json_argument(const std::string& arg, json& out, bool examples) {
   std::string text, error;
   if (!load_config_text(arg, text, error, examples)) {
-    std::fprintf(stderr, "error: %s\n", error.c_str());
+    print_errors({Diagnostic{"file", "", error}});
     return false;
   }
-  const Diagnostics errors = parse_json_text(text, out);
-  for (const auto& d : errors) std::fprintf(stderr, "error: %s: %s [%s]\n", arg.c_str(), d.message.c_str(), d.code.c_str());
+  Diagnostics errors = parse_json_text(text, out);
+  for (auto& d : errors) d.message = arg + ": " + d.message;
+  print_errors(errors);
   return errors.empty();
 }
 
@@ -120,15 +121,18 @@ void use_config_of_result(json& j, const std::string& arg) {
   j = std::move(config);
 }
 
+namespace {
+bool errors_as_json = false;  // --json: errors also go to stdout as the API's {"ok": false, "errors"}
+}  // namespace
+
+void set_errors_as_json(bool on) { errors_as_json = on; }
+
 void print_errors(const Diagnostics& errors) {
   for (const auto& d : errors) std::fprintf(stderr, "error: %s [%s]\n", d.message.c_str(), d.code.c_str());
-}
-
-void print_errors_json(const std::string& reply) {
-  json j = json::parse(reply, nullptr, false);
-  if (!j.is_object() || !j.contains("errors")) return;
-  for (const auto& e : j["errors"])
-    std::fprintf(stderr, "error: %s [%s]\n", e.value("message", "").c_str(), e.value("code", "").c_str());
+  if (!errors_as_json || errors.empty()) return;
+  json list = json::array();
+  for (const auto& d : errors) list.push_back({{"code", d.code}, {"pointer", d.pointer}, {"message", d.message}});
+  std::printf("%s\n", json{{"ok", false}, {"errors", list}}.dump().c_str());
 }
 
 namespace {
@@ -335,6 +339,7 @@ int main(int argc, char** argv) {
   }
   for (const auto& spec : command_specs())
     if (cmd == spec.name && !check_arguments(spec, args)) return 2;
+  set_errors_as_json(args.has("json"));
   if (cmd == "simulate") return cmd_simulate(args);
   if (cmd == "bench") return run_bench(args);
   if (cmd == "validate") return run_validate(args);

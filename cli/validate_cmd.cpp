@@ -182,14 +182,18 @@ int run_validate(const Args& args) {
   int status = 0;
   for (const std::string& path : args.positional) {
     std::string text;
+    // Errors name the file; with --json they also go to stdout (print_errors).
+    auto fail = [&](Diagnostics errors) {
+      for (auto& d : errors) d.message = path + ": " + d.message;
+      print_errors(errors);
+    };
     if (!read_file(path, text)) {
-      std::fprintf(stderr, "error: cannot read %s\n", path.c_str());
+      fail({Diagnostic{"file", "", "cannot be read (missing, unreadable or a folder)"}});
       return 2;
     }
     auto runs = parse_measurements(text);
     if (!runs.ok()) {
-      for (const auto& d : runs.errors())
-        std::fprintf(stderr, "error: %s: %s [%s]\n", path.c_str(), d.message.c_str(), d.code.c_str());
+      fail(runs.errors());
       return 1;
     }
     const std::vector<std::string> unread = unread_columns(text);
@@ -202,8 +206,7 @@ int run_validate(const Args& args) {
     }
     auto report = validate_runs(runs.value(), setup, has_custom ? &custom : nullptr);
     if (!report.ok()) {
-      for (const auto& d : report.errors())
-        std::fprintf(stderr, "error: %s: %s [%s]\n", path.c_str(), d.message.c_str(), d.code.c_str());
+      fail(report.errors());
       return 1;
     }
     const ValidationReport& r = report.value();

@@ -72,6 +72,17 @@ TEST_CASE("config: omitted GPT fields follow the given ones, num_gpus defaults t
   CHECK(c.cluster.num_gpus == 8);
 }
 
+TEST_CASE("config: a model given by its shape must give layers, hidden and heads; a preset gives them") {
+  json j = test::small_config();
+  j["model"] = json::object();
+  const Diagnostics e = errors_of(j);
+  for (const char* k : {"/model/layers", "/model/hidden", "/model/heads"}) CHECK(names(e, k, "missing"));
+  j["model"] = {{"layers", 16}, {"hidden", 2048}};
+  CHECK(names(errors_of(j), "/model/heads", "missing"));
+  j["model"] = {{"preset", "gpt3-175b"}, {"seq_len", 4096}};
+  CHECK(test::parse_ok(j).model.layers == 96);
+}
+
 TEST_CASE("config: every broken rule names its field") {
   json j = test::small_config();
   j["plan"]["tp"] = 3;

@@ -136,8 +136,11 @@ void parse_model(const json* j, ModelConfig& m, Diagnostics& errors) {
   const bool kv_given = r.has("kv_heads");
   const bool from_preset = r.has("preset");
   read_model_fields(r, m);
-  // Without a preset, omitted shape fields follow the GPT convention of the given ones.
+  // Without a preset, omitted shape fields follow the GPT convention of the given ones; the
+  // shape itself has no default.
   if (!from_preset) {
+    for (const char* k : {"layers", "hidden", "heads"})
+      if (!r.has(k)) r.fail("missing", r.at(k), "is required for a model given by its shape (or give \"preset\")");
     if (!ffn_given) m.ffn_hidden = 4 * m.hidden;
     if (!kv_given) m.kv_heads = m.heads;
     if (!r.has("name")) m.name = "custom";

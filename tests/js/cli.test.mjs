@@ -245,3 +245,24 @@ test('every command answers --help with the usage, and does nothing else', () =>
     assert.doesNotMatch(r.out, /wrote|calibration took/);
   }
 });
+
+test('with --json, errors also come to stdout as the API gives them: ok false, code, pointer, message', () => {
+  const cases = [
+    [['simulate', writeConfig({ model: 'gpt3-175b', plan: { tp: 7, pp: 8, dp: 16, global_batch: 1536 } }), '--json'], 1, '/plan/tp', 'divisibility'],
+    [['simulate', writeConfig('{"model": "gpt3-175b", "model": "llama3-8b"}'), '--json'], 2, '/model', 'duplicate_key'],
+    [['simulate', '/nonexistent.json', '--json'], 2, '', 'file'],
+    [['explore', writeConfig({ model: 'gpt3-175b', plan: { tp: 8 } }), '--json'], 1, '/plan/global_batch', 'missing'],
+    [['optimal', writeConfig({ budget: { gpu_hours: 1000 }, cluster: { num_gpus: 8 } }), '--json'], 1, '/cluster/price_per_gpu_hour_usd', 'missing'],
+  ];
+  for (const [args, code, pointer, kind] of cases) {
+    const r = run(...args);
+    assert.equal(r.code, code, args.join(' '));
+    const reply = JSON.parse(r.out);
+    assert.equal(reply.ok, false);
+    assert.equal(reply.errors[0].pointer, pointer, args.join(' '));
+    assert.equal(reply.errors[0].code, kind);
+    assert.match(r.err, /^error: /);
+  }
+  // Without --json, stdout stays empty.
+  assert.equal(run('simulate', '/nonexistent.json').out, '');
+});
