@@ -379,7 +379,8 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
     const ok = timed.filter(([p]) => feasible(p) && !p.pareto);
     if (over.length) traces.push(group('over the GPU budget', over, { marker: { color: '#c3c8cf', size: 7, symbol: 'x-thin', line: { color: '#aab1ba', width: 1.5 } } }));
     if (unfit.length) traces.push(group('does not fit in memory', unfit, { marker: { color: '#c3c8cf', size: 7, opacity: 0.8 } }));
-    if (ok.length) traces.push(group('can run', ok, { marker: { color: '#4c78a8', size: 8, opacity: 0.75 } }));
+    // The status line counts every plan that can run; the frontier's are drawn as stars.
+    if (ok.length) traces.push(group(frontier.length ? 'can run, off the frontier' : 'can run', ok, { marker: { color: '#4c78a8', size: 8, opacity: 0.75 } }));
     if (frontier.length) {
       traces.push(group('time–cost frontier', frontier, {
         mode: 'lines+markers',

@@ -69,6 +69,7 @@ export function percent(f, decimals = 1) {
 
 export function gib(x) {
   if (!finite(x)) return DASH;
+  if (x >= 1000) return `${x.toLocaleString('en-US', { maximumFractionDigits: 0 })} GiB`;
   return `${x < 10 ? x.toFixed(2) : x.toFixed(1)} GiB`;
 }
 
