@@ -207,3 +207,15 @@ TEST_CASE("config: a description is kept for its readers and checked like any fi
   j["description"] = std::string(limits::description_chars + 1, 'x');
   CHECK(names(errors_of(j), "/description", "range"));
 }
+
+TEST_CASE("config: a rule broken by a plan field left out says the default that broke it") {
+  json j = test::small_config();
+  j["plan"].erase("global_batch");
+  const Diagnostics e = errors_of(j);
+  REQUIRE(names(e, "/plan/global_batch", "divisibility"));
+  CHECK(e.front().message.find("(it was not given: its default is 1)") != std::string::npos);
+  j["plan"]["global_batch"] = 3;
+  const Diagnostics given = errors_of(j);
+  REQUIRE(names(given, "/plan/global_batch", "divisibility"));
+  CHECK(given.front().message.find("not given") == std::string::npos);
+}

@@ -238,6 +238,16 @@ Outcome<SimConfig> parse_sim_config(const json& j) {
   top.finish();
   if (!errors.empty()) return errors;
   Diagnostics rules = check_sim_config(c);
+  // A rule broken by a plan field left out: say which default broke it.
+  for (Diagnostic& d : rules) {
+    static const char* const kDefaulted[][2] = {{"/plan/global_batch", "1"}, {"/plan/micro_batch", "1"},
+                                                 {"/plan/tp", "1"}, {"/plan/pp", "1"}, {"/plan/dp", "1"}};
+    for (const auto& [pointer, value] : kDefaulted) {
+      const std::string key = std::string(pointer).substr(6);
+      if (d.pointer == pointer && !(plan && plan->is_object() && plan->contains(key)))
+        d.message += std::string(" (it was not given: its default is ") + value + ")";
+    }
+  }
   if (!rules.empty()) return rules;
   return c;
 }
