@@ -346,6 +346,16 @@ Outcome<OptimalResult> optimal(const OptimalRequest& req, const OptimalControl& 
 
   const double tokens_per_iter = static_cast<double>(req.global_batch) * req.seq_len;
   const Objective objective = req.budget == BudgetKind::money ? Objective::cost : Objective::time;
+  // A plan's price per token, and the tokens the budget buys at a price per token and a speed:
+  // money at its price (capped by a deadline at its speed), or days at its speed.
+  const auto usd_per_token = [&](int gpus, double iteration_s) {
+    return gpus * price * iteration_s / 3600.0 / tokens_per_iter;
+  };
+  const auto tokens_bought = [&](double per_token_usd, double tokens_per_s) {
+    if (req.budget != BudgetKind::money) return res.budget_days * 86400.0 * tokens_per_s;
+    const double bought = req.usd / per_token_usd;
+    return req.deadline_days > 0 ? std::min(bought, req.deadline_days * 86400.0 * tokens_per_s) : bought;
+  };
   // Each candidate's sweep: its plans against the budget's objective.
   auto sweep_request = [&](const ModelConfig& model) {
     ExploreRequest er;
@@ -435,11 +445,11 @@ Outcome<OptimalResult> optimal(const OptimalRequest& req, const OptimalControl& 
       for (int k = 0; k < static_cast<int>(ex.plans.size()); ++k) {
         const PlanEstimate& e = ex.plans[k];
         if (!e.feasible() || !(e.iteration_time_s > 0)) continue;
-        const double per_token_usd = e.num_gpus * price * e.iteration_time_s / 3600.0 / tokens_per_iter;
-        const double tokens = std::min(req.usd / per_token_usd,
-                                       req.deadline_days * 86400.0 * tokens_per_iter / e.iteration_time_s);
+        const double tokens = tokens_bought(usd_per_token(e.num_gpus, e.iteration_time_s),
+                                            tokens_per_iter / e.iteration_time_s);
         const bool more = tokens > most * (1 + 1e-12);
-        const bool cheaper_equal = !more && tokens >= most * (1 - 1e-12) && e.gpu_hours < ex.plans[best].gpu_hours;
+        const bool cheaper_equal =
+            best >= 0 && !more && tokens >= most * (1 - 1e-12) && e.gpu_hours < ex.plans[best].gpu_hours;
         if (best < 0 || more || cheaper_equal) {
           most = std::max(most, tokens);
           best = k;
@@ -459,7 +469,7 @@ Outcome<OptimalResult> optimal(const OptimalRequest& req, const OptimalControl& 
         c.flops_per_token = r.model_flops_per_iteration / tokens_per_iter;
         c.recompute_flops_per_token = (r.hardware_flops_per_iteration - r.model_flops_per_iteration) / tokens_per_iter;
         c.tokens_per_s = tokens_per_iter / r.iteration_time_s;
-        c.usd_per_token = c.plan.num_gpus * price * r.iteration_time_s / 3600.0 / tokens_per_iter;
+        c.usd_per_token = usd_per_token(c.plan.num_gpus, r.iteration_time_s);
       } else {
         c.has_plan = false;
       }
@@ -471,10 +481,7 @@ Outcome<OptimalResult> optimal(const OptimalRequest& req, const OptimalControl& 
       c.days_flop_only = c.tokens_flop_only / c.tokens_per_s / 86400.0;
       c.cost_flop_only_usd = c.tokens_flop_only * c.usd_per_token;
       // Achievable view: the tokens the budget buys at this plan's real speed or price.
-      c.tokens_achievable = req.budget == BudgetKind::money ? req.usd / c.usd_per_token
-                                                            : res.budget_days * 86400.0 * c.tokens_per_s;
-      if (req.budget == BudgetKind::money && req.deadline_days > 0)
-        c.tokens_achievable = std::min(c.tokens_achievable, req.deadline_days * 86400.0 * c.tokens_per_s);
+      c.tokens_achievable = tokens_bought(c.usd_per_token, c.tokens_per_s);
       c.days_achievable = c.tokens_achievable / c.tokens_per_s / 86400.0;
       c.cost_achievable_usd = c.tokens_achievable * c.usd_per_token;
       c.loss_achievable = loss(req.fit, c.params, c.tokens_achievable);
