@@ -66,10 +66,10 @@ const BOTTOM_LEGEND = { orientation: 'h', x: 0, xanchor: 'left', y: 0, yref: 'co
 const SMALL_CONFIG = { displaylogo: false, responsive: true, displayModeBar: false };
 
 // Room under the plot for the tick labels and a legend of `items` entries, which wraps into more
-// rows on a narrow chart (an entry takes about 150 px).
-function bottomRoom(el, items) {
+// rows on a narrow chart (an entry takes about `entryPx`, 150 px by default).
+export function bottomRoom(el, items, entryPx = 150) {
   const width = el.clientWidth || 600;
-  const perRow = Math.max(1, Math.floor((width - 16) / 150));
+  const perRow = Math.max(1, Math.floor((width - 16) / entryPx));
   return 34 + Math.ceil(items / perRow) * 19;
 }
 

@@ -1,7 +1,7 @@
 // The Explore view: sweeps the plans of the current model and cluster in the sweep worker, with a
 // progress bar and Cancel, then shows training time against cost and a sortable table.
 import * as fmt from './format.js';
-import { loadPlotly, VIEW_CONFIG, VIEW_LAYOUT, VIEW_LEGEND } from './charts.js';
+import { bottomRoom, loadPlotly, VIEW_CONFIG, VIEW_LAYOUT, VIEW_LEGEND } from './charts.js';
 import { fieldForPointer, fieldMessage } from './fields.js';
 import { errorList } from './form.js';
 import { csvText, openableRow, runControls } from './sweep.js';
@@ -427,9 +427,8 @@ export function createExploreView({ app, openPlan, buildConfig, showErrors, onSe
       traces,
       {
         ...VIEW_LAYOUT,
-        // Room under the plot for the ticks, the axis title and the legend, whose entries wrap
-        // into more rows on a narrow chart (an entry here takes about 190 px).
-        margin: { l: 70, r: 14, t: 10, b: 58 + Math.ceil(traces.filter((t) => t.showlegend !== false).length / Math.max(1, Math.floor((width - 16) / 190))) * 20 },
+        // The ticks and the legend (its entries here about 190 px wide), and the axis title.
+        margin: { l: 70, r: 14, t: 10, b: bottomRoom(el, traces.length, 190) + 24 },
         xaxis: { title: { text: 'training time' }, type: 'log', zeroline: false, ...xTicks },
         yaxis: { title: { text: 'cost' }, type: 'log', zeroline: false, ...yTicks },
         legend: VIEW_LEGEND,
