@@ -147,6 +147,14 @@ class ObjectReader {
     }
   }
 
+  // Reports every key a read asked for that the object does not give (an object where every
+  // field is required, such as a profile's sections).
+  void require_every_read() {
+    if (!j_) return;
+    for (const auto& k : known_)
+      if (!j_->contains(k)) fail("missing", join_pointer(pointer_, k), "is required");
+  }
+
   void fail(const std::string& code, const std::string& pointer, const std::string& rule) {
     errors_.push_back(make_diagnostic(code, pointer, rule));
   }

@@ -78,15 +78,11 @@ Outcome<Profile> parse_profile(const json& j) {
   top.read("display_name", p.display_name);
   if (p.name.empty()) e.push_back(make_diagnostic("missing", "/name", "is required"));
   // Every field is required: a value left out would silently be the A100's.
-  const auto require = [&](const ObjectReader& r, const char* section, std::initializer_list<const char*> keys) {
-    if (!top.has(section)) {
+  const auto require = [&](ObjectReader& r, const char* section) {
+    if (!top.has(section))
       e.push_back(make_diagnostic("missing", r.pointer(),
                                   "is required (a profile gives every field: start from a copy of a bundled one)"));
-      return;
-    }
-    if (!r.present()) return;  // not an object: already reported
-    for (const char* k : keys)
-      if (!r.has(k)) e.push_back(make_diagnostic("missing", r.at(k), "is required"));
+    r.require_every_read();
   };
   {
     ObjectReader r(top.child("hardware"), "/hardware", e);
@@ -100,8 +96,7 @@ Outcome<Profile> parse_profile(const json& j) {
     r.read("inter_node_Gbps", p.inter_node_Gbps, 0.0, 1e8, true);
     r.read("gpus_per_node", p.gpus_per_node, 1, limits::gpus_per_node);
     r.finish();
-    require(r, "hardware", {"peak_fp16_tflops", "peak_fp32_tflops", "hbm_GiB", "hbm_GBps", "sm_count", "board_power_W",
-                            "intra_node_GBps", "inter_node_Gbps", "gpus_per_node"});
+    require(r, "hardware");
   }
   {
     ObjectReader r(top.child("compute"), "/compute", e);
@@ -134,10 +129,7 @@ Outcome<Profile> parse_profile(const json& j) {
     r.read("iteration_overhead_ms", p.iteration_overhead_ms, 0.0, 1e6);
     r.read("optimizer_bytes_per_param", p.optimizer_bytes_per_param, 0.0, 1e4);
     r.finish();
-    require(r, "compute", {"gemm_max_efficiency", "gemm_tiles", "gemm_k_half", "attention_fwd_efficiency",
-                           "attention_bwd_efficiency", "memory_efficiency", "kernel_overhead_us", "host_issue_us",
-                           "host_issue_backward_us", "host_layer_us", "host_microbatch_us", "iteration_overhead_ms",
-                           "optimizer_bytes_per_param"});
+    require(r, "compute");
   }
   {
     ObjectReader r(top.child("communication"), "/communication", e);
@@ -166,14 +158,13 @@ Outcome<Profile> parse_profile(const json& j) {
     r.read("p2p_latency_us", p.p2p_latency_us, 0.0, 1e6);
     r.read("p2p_intra_efficiency", p.p2p_intra_efficiency, 0.0, 1.0, true);
     r.finish();
-    require(r, "communication", {"intra_node", "collective_sync_us", "inter_node_latency_us", "inter_node_efficiency",
-                                 "p2p_latency_us", "p2p_intra_efficiency"});
+    require(r, "communication");
   }
   {
     ObjectReader r(top.child("memory"), "/memory", e);
     r.read("runtime_reserved_GiB", p.runtime_reserved_GiB, 0.0, 1e4);
     r.finish();
-    require(r, "memory", {"runtime_reserved_GiB"});
+    require(r, "memory");
   }
   if (const json* table = top.child("operator_table")) {
     if (!table->is_array()) {
