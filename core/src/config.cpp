@@ -239,15 +239,16 @@ Outcome<SimConfig> parse_sim_config(const json& j) {
   if (!errors.empty()) return errors;
   Diagnostics rules = check_sim_config(c);
   // A rule broken by a plan field left out: say which default broke it.
-  for (Diagnostic& d : rules) {
-    static const char* const kDefaulted[][2] = {{"/plan/global_batch", "1"}, {"/plan/micro_batch", "1"},
-                                                 {"/plan/tp", "1"}, {"/plan/pp", "1"}, {"/plan/dp", "1"}};
-    for (const auto& [pointer, value] : kDefaulted) {
-      const std::string key = std::string(pointer).substr(6);
-      if (d.pointer == pointer && !(plan && plan->is_object() && plan->contains(key)))
-        d.message += std::string(" (it was not given: its default is ") + value + ")";
-    }
-  }
+  const PlanConfig defaults;
+  const std::pair<const char*, int> defaulted[] = {{"global_batch", defaults.global_batch},
+                                                   {"micro_batch", defaults.micro_batch},
+                                                   {"tp", defaults.tp},
+                                                   {"pp", defaults.pp},
+                                                   {"dp", defaults.dp}};
+  for (Diagnostic& d : rules)
+    for (const auto& [key, value] : defaulted)
+      if (d.pointer == std::string("/plan/") + key && !(plan && plan->is_object() && plan->contains(key)))
+        d.message += " (it was not given: its default is " + std::to_string(value) + ")";
   if (!rules.empty()) return rules;
   return c;
 }
