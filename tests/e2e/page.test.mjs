@@ -422,7 +422,15 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 1, `the page is ${overflow} px wider than the screen`);
     await screenshot(page, 'phone.png', { fullPage: true });
+    // The inputs are below the results: a link near the top leads to them; wide screens lack it.
+    assert.ok(await page.isVisible('#jump-inputs'));
+    await page.click('#jump-inputs');
+    await page.waitForFunction(() => Math.abs(document.getElementById('inputs').getBoundingClientRect().top) < 40);
     await page.close();
+    const wide = await newPage();
+    await open(wide);
+    assert.ok(await wide.isHidden('#jump-inputs'));
+    await wide.close();
   });
 
   test('no console errors or exceptions on any page', () => {

@@ -653,6 +653,7 @@ function showView(view, { focus = false } = {}) {
   const optimal = view === 'optimal';
   $('inputs').hidden = optimal;
   $('optimal-inputs').hidden = !optimal;
+  $('jump-inputs').href = optimal ? '#optimal-inputs' : '#inputs';
   document.querySelector('nav.examples').hidden = optimal;
   $('show-embed').hidden = optimal;
   if (optimal) {
