@@ -235,6 +235,9 @@ int run_validate(const Args& args) {
         if (m.has_precision) j["precision"] = to_string(m.precision);
         if (m.dp_overlap >= 0) j["dp_overlap"] = m.dp_overlap == 1;
         if (m.grad_accumulation_fusion >= 0) j["grad_accumulation_fusion"] = m.grad_accumulation_fusion == 1;
+        if (m.zero_stage >= 0) j["zero_stage"] = m.zero_stage;
+        if (m.launch_blocking) j["launch_blocking"] = true;
+        if (!row.notes.empty()) j["notes"] = row.notes;
         rows.push_back(j);
       }
       json file = {{"file", path},
@@ -302,6 +305,8 @@ int run_validate(const Args& args) {
         if (m.grad_accumulation_fusion == 0) s += " unfused-acc";
         if (m.has_precision) s += std::string(" ") + to_string(m.precision);
         if (m.virtual_stages > 1) s += " v" + std::to_string(m.virtual_stages);
+        if (m.zero_stage >= 0) s += " zero" + std::to_string(m.zero_stage);
+        if (m.launch_blocking) s += " blocking";
         if (m.vocab > 0) s += " vocab " + std::to_string(m.vocab);
         if (m.inter_node_Gbps > 0) {
           char net[48];
@@ -321,9 +326,18 @@ int run_validate(const Args& args) {
                     m.global_batch, m.micro_batch, m.hidden, m.layers, m.seq_len, m.tp, m.dp, m.pp,
                     m.measured_ms, row.predicted_ms, row.error_percent, settings(m).c_str());
       }
+      for (const auto& row : r.rows)
+        for (const std::string& note : row.notes) std::printf("  note, line %d: %s\n", row.run.line, note.c_str());
     }
     std::printf("  %zu run%s, MAPE %.2f%%, max error %.1f%%\n", r.rows.size(), r.rows.size() == 1 ? "" : "s",
                 r.mape_percent, r.max_abs_error_percent);
+    if (args.has("summary")) {
+      size_t noted = 0;
+      for (const auto& row : r.rows) noted += row.notes.empty() ? 0 : 1;
+      if (noted > 0)
+        std::printf("  %zu run%s with notes (without --summary they are printed)\n", noted,
+                    noted == 1 ? "" : "s");
+    }
     if (!by.empty()) print_groups(groups, by);
     if (args.has("decompose")) print_decomposition(parts);
     if (args.has("contradictions")) print_contradictions(contradictions, r);

@@ -566,3 +566,58 @@ TEST_CASE("validation: the bundled profile's published-run errors are those of i
   CHECK(published[0]["mape_percent"].get<double>() < 4.0);
   CHECK(published[1]["framework"] == "DeepSpeed");
 }
+
+TEST_CASE("validation: a ZeRO stage column splits the optimizer states, and each row carries the simulator's notes") {
+  const std::string header =
+      std::string(kHeader).substr(0, std::string(kHeader).size() - 1) + ",precision,vocabulary,ZeRO stage\n";
+  // BLOOM: 176B over tp 4 x pp 12 on 384 GPUs; 70 layers do not divide into 12 stages.
+  auto parsed = parse_measurements(header + "384,2048,2,14336,112,70,2048,4,8,12,105220,bf16,250880,1\n" +
+                                   "384,2048,2,14336,112,70,2048,4,8,12,105220,bf16,250880,0\n");
+  REQUIRE(parsed.ok());
+  CHECK(parsed.value()[0].zero_stage == 1);
+  CHECK(parsed.value()[1].zero_stage == 0);
+  ValidationSetup setup;
+  CHECK(config_for_run(parsed.value()[0], setup).plan.zero_stage == 1);
+  CHECK(config_for_run(parsed.value()[1], setup).plan.zero_stage == 0);
+  auto report = validate_runs(parsed.value(), setup);
+  REQUIRE(report.ok());
+  const auto has = [](const ValidationRow& row, const std::string& start) {
+    for (const auto& n : row.notes)
+      if (n.rfind(start, 0) == 0) return true;
+    return false;
+  };
+  // Both note the uneven stages; only the replicated optimizer is too big for 80 GiB.
+  for (const ValidationRow& row : report.value().rows) CHECK(has(row, "pipeline parallelism 12 does not divide"));
+  CHECK_FALSE(has(report.value().rows[0], "needs "));
+  CHECK(has(report.value().rows[1], "needs "));
+
+  // Without the column the setup's replicated optimizer applies; a bad value names its cell.
+  auto plain = parse_measurements(std::string(kHeader) + "8,16,2,1024,16,12,1024,2,2,2,100.5\n");
+  REQUIRE(plain.ok());
+  CHECK(plain.value()[0].zero_stage == -1);
+  CHECK(config_for_run(plain.value()[0], setup).plan.zero_stage == 0);
+  auto clean = validate_runs(plain.value(), setup);
+  REQUIRE(clean.ok());
+  CHECK(clean.value().rows[0].notes.empty());
+  auto bad = parse_measurements(header + "384,2048,2,14336,112,70,2048,4,8,12,105220,bf16,250880,3\n");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.errors().front().pointer == "/line/2/ZeRO stage");
+  CHECK(bad.errors().front().message.find("0 or 1") != std::string::npos);
+
+  // A layer's time says nothing of whether the whole plan fits: no memory note on such a row.
+  const std::string layer_header =
+      "# GPUs,global batch,micro batch,hidden size,attention heads,# layers,sequence length,tensor parallelism,"
+      "data parallelism,pipeline parallelism,recompute,layer time (ms)\n";
+  auto layer = parse_measurements(layer_header + "8,4,4,6144,64,48,2048,8,1,1,none,19.6\n");
+  REQUIRE(layer.ok());
+  auto layer_report = validate_runs(layer.value(), setup);
+  REQUIRE(layer_report.ok());
+  CHECK_FALSE(has(layer_report.value().rows[0], "needs "));
+  // The same plan timed as a whole iteration does not fit, and says so.
+  auto whole = parse_measurements(std::string(kHeader).substr(0, std::string(kHeader).size() - 1) +
+                                  ",recompute\n8,4,4,6144,64,48,2048,8,1,1,1000,none\n");
+  REQUIRE(whole.ok());
+  auto whole_report = validate_runs(whole.value(), setup);
+  REQUIRE(whole_report.ok());
+  CHECK(has(whole_report.value().rows[0], "needs "));
+}

@@ -181,6 +181,7 @@ void parse_plan(const json* j, PlanConfig& p, Diagnostics& errors) {
   r.read("p2p_overlap", p.p2p_overlap);
   r.read("grad_accumulation_fusion", p.grad_accumulation_fusion);
   r.read("tp_async_backward", p.tp_async_backward);
+  r.read("launch_blocking", p.launch_blocking);
   r.finish();
 }
 
@@ -371,7 +372,8 @@ json to_json(const SimConfig& c) {
         {"placement", to_string(p.placement)},
         {"p2p_overlap", p.p2p_overlap},
         {"grad_accumulation_fusion", p.grad_accumulation_fusion},
-        {"tp_async_backward", p.tp_async_backward}}},
+        {"tp_async_backward", p.tp_async_backward},
+        {"launch_blocking", p.launch_blocking}}},
       {"training", {{"tokens", c.training.tokens}}},
       {"output", {{"timeline", c.output.timeline}, {"operators", c.output.operators}}}};
   if (!c.description.empty()) j["description"] = c.description;

@@ -243,7 +243,7 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
   x.flash = p.attention == Attention::flash;
   x.gqa = m.kv_heads != m.heads;
   x.fused_accumulation = p.grad_accumulation_fusion;
-  x.async_backward = p.tp_async_backward;
+  x.async_backward = p.tp_async_backward && !p.launch_blocking;  // a blocking launch overlaps nothing
   // Megatron's fused causal softmax needs 16 < s <= 16384 (2048 before 2022; the calibration runs'
   // sequences are within both), s % 4 == 0 and (batch x local heads) a multiple of the 4 attention
   // rows one thread block handles; otherwise PyTorch's kernels run.

@@ -47,6 +47,7 @@ struct HostCost {
   double layer_s = 0;     // per forward pass through one layer's Python code (module calls)
   double sync_s = 0;      // expected wait for the last rank of a collective when issue-bound
   double microbatch_s = 0;  // per forward step: batch fetch and schedule bookkeeping
+  bool blocking = false;    // the host waits for each kernel to finish before issuing the next
 };
 
 // Expected maximum of n independent standard normal variables: how far the last of n ranks
@@ -65,7 +66,8 @@ struct HostGpu {
 };
 
 // Issues kernels that cost the host `per_kernel_s` each.
-void issue(HostGpu& st, const std::vector<Kernel>& ks, double per_kernel_s, double sync_s) {
+void issue(HostGpu& st, const std::vector<Kernel>& ks, double per_kernel_s, const HostCost& cost) {
+  const double sync_s = cost.sync_s;
   for (const Kernel& k : ks) {
     st.host += per_kernel_s;
     if (st.host > st.gpu) {
@@ -79,6 +81,7 @@ void issue(HostGpu& st, const std::vector<Kernel>& ks, double per_kernel_s, doub
       st.gpu = st.host + sync_s;
     }
     st.gpu += k.time_s;
+    if (cost.blocking) st.host = st.gpu;  // the launch returns when the kernel has finished
     switch (k.part) {
       case Part::forward: st.acc.forward += k.time_s; break;
       case Part::backward: st.acc.backward += k.time_s; break;
@@ -97,8 +100,8 @@ void issue_layers(HostGpu& st, const std::vector<Kernel>& a, const std::vector<K
     const HostGpu before = st;
     // The layer's Python code runs again for a recomputation, in proportion to what it redoes.
     if (!a.empty()) st.host += host_issue_s.layer_s * static_cast<double>(a.size()) / layer_kernels;
-    issue(st, a, host_issue_s.forward_s, host_issue_s.sync_s);
-    issue(st, b, host_issue_s.backward_s, host_issue_s.sync_s);
+    issue(st, a, host_issue_s.forward_s, host_issue_s);
+    issue(st, b, host_issue_s.backward_s, host_issue_s);
     HostGpu inc;
     inc.host = st.host - before.host;
     inc.gpu = st.gpu - before.gpu;
@@ -215,17 +218,17 @@ std::vector<OperatorTime> operator_times(const LayerKernels& lk) {
 BlockProfile forward_block(const LayerKernels& lk, int layers, bool first, bool last, const HostCost& issue_s) {
   HostGpu st;
   st.host = issue_s.microbatch_s;
-  if (first) issue(st, lk.embed_fwd, issue_s.forward_s, issue_s.sync_s);
+  if (first) issue(st, lk.embed_fwd, issue_s.forward_s, issue_s);
   issue_layers(st, lk.layer_fwd, kNone, layers, issue_s, static_cast<double>(lk.layer_fwd.size()));
-  if (last) issue(st, lk.head_fwd, issue_s.forward_s, issue_s.sync_s);
+  if (last) issue(st, lk.head_fwd, issue_s.forward_s, issue_s);
   return finish(st);
 }
 
 BlockProfile backward_block(const LayerKernels& lk, int layers, bool first, bool last, const HostCost& issue_s) {
   HostGpu st;
-  if (last) issue(st, lk.head_bwd, issue_s.backward_s, issue_s.sync_s);
+  if (last) issue(st, lk.head_bwd, issue_s.backward_s, issue_s);
   issue_layers(st, lk.layer_recompute, lk.layer_bwd, layers, issue_s, static_cast<double>(lk.layer_fwd.size()));
-  if (first) issue(st, lk.embed_bwd, issue_s.backward_s, issue_s.sync_s);
+  if (first) issue(st, lk.embed_bwd, issue_s.backward_s, issue_s);
   return finish(st);
 }
 
@@ -280,7 +283,10 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   const HostCost issue_s{prof->host_issue_us * 1e-6, prof->host_issue_backward_us * 1e-6,
                          prof->host_layer_us * 1e-6,
                          prof->collective_sync_us * 1e-6 * expected_max_normal(p.tp),
-                         prof->host_microbatch_us * 1e-6};
+                         prof->host_microbatch_us * 1e-6, p.launch_blocking};
+  // A blocking launch returns only when its kernel has finished: nothing runs beside anything else.
+  const bool dp_overlap = p.dp_overlap && !p.launch_blocking;
+  const bool p2p_overlap = p.p2p_overlap && !p.launch_blocking;
 
   // Kernels of one micro-batch, timed once: every layer of the plan has the same shapes.
   const GroupShape tp_group = group_shape(p.tp, 1, gpn);
@@ -302,6 +308,16 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
     r.warnings.push_back("sequence parallelism splits activations over a tensor-parallel group: at tp 1 it changes nothing");
   if (p.zero_stage == 1 && p.dp == 1)
     r.warnings.push_back("ZeRO stage 1 splits the optimizer states over data-parallel ranks: at dp 1 it changes nothing");
+  if (p.launch_blocking) {
+    std::string off;
+    for (const auto& [on, name] : {std::pair{p.dp_overlap && p.dp > 1, "dp_overlap"},
+                                   std::pair{p.p2p_overlap && p.pp > 1, "p2p_overlap"},
+                                   std::pair{p.tp_async_backward && p.tp > 1, "tp_async_backward"}})
+      if (on) off += (off.empty() ? "" : ", ") + std::string(name);
+    if (!off.empty())
+      r.warnings.push_back("launch_blocking makes every kernel launch wait for the kernel to finish, so nothing "
+                           "overlaps: " + off + " has no effect");
+  }
   if (config.output.operators) r.operators = operator_times(lk);
   if (tp_group.nodes > 1)
     r.warnings.push_back("a tensor-parallel group spans " + std::to_string(tp_group.nodes) +
@@ -313,7 +329,7 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   in.stages = P;
   in.chunks = V;
   in.micro_batches = M;
-  in.blocking_sends = !p.p2p_overlap;
+  in.blocking_sends = !p2p_overlap;
   const bool want_timeline = config.output.timeline &&
                              3.0 * P * V * M + 4.0 * P <= kMaxTimelineBlocks;
   in.record = want_timeline;
@@ -381,7 +397,7 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
     const double full_s = collective_s(*prof, fabric, dp_group, reduce_kind, bytes);
     r.details.dp_reduce_s = std::max(r.details.dp_reduce_s, full_s);
     double end = st.compute_end + full_s;
-    if (p.dp_overlap && p.dp > 1) {
+    if (dp_overlap && p.dp > 1) {
       // Each layer's gradients are reduced as soon as the last micro-batch's backward has
       // produced them; the comm stream takes the layers in order.
       const int layers_per_chunk = stage_layers(m, p, s);
@@ -470,7 +486,7 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   r.memory = r.stage_memory[r.memory_stage];
   r.fits_in_memory = worst <= prof->hbm_GiB;
   if (!r.fits_in_memory) {
-    char buf[160];
+    char buf[160];  // validation.cpp recognizes this warning by its first word
     std::snprintf(buf, sizeof buf, "needs %.1f GiB on stage %d but the GPU has %.0f GiB", worst,
                   r.memory_stage, prof->hbm_GiB);
     r.warnings.push_back(buf);
@@ -515,7 +531,7 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
         if (b.kind == ScheduleBlock::pp_send) kind = BlockKind::pp_send;
         out.push_back({kind, b.micro_batch, b.chunk, b.start_s, b.duration_s});
       }
-      const double dp_start = p.dp_overlap ? st.compute_end - (r.stage_breakdowns[s].dp_comm_exposed - gather_s[s])
+      const double dp_start = dp_overlap ? st.compute_end - (r.stage_breakdowns[s].dp_comm_exposed - gather_s[s])
                                            : st.compute_end;
       if (dp_end[s] > dp_start) out.push_back({BlockKind::dp_comm, -1, -1, dp_start, dp_end[s] - dp_start});
       if (reduce_end[s] > dp_end[s])

@@ -93,7 +93,8 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
         ok = false;
       }
     } else if (name == "sequence parallelism" || name == "async tensor-parallel backward" ||
-               name == "data-parallel overlap" || name == "gradient accumulation fusion") {
+               name == "data-parallel overlap" || name == "gradient accumulation fusion" ||
+               name == "launch blocking") {
       if (s != "yes" && s != "no") {
         errors.push_back(make_diagnostic("value", pointer, "must be yes or no, got \"" + s + "\""));
         ok = false;
@@ -103,8 +104,17 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
         r.dp_overlap = s == "yes" ? 1 : 0;
       } else if (name == "gradient accumulation fusion") {
         r.grad_accumulation_fusion = s == "yes" ? 1 : 0;
+      } else if (name == "launch blocking") {
+        r.launch_blocking = s == "yes";
       } else {
         r.tp_async_backward = s == "yes" ? 1 : 0;
+      }
+    } else if (name == "ZeRO stage") {
+      if (s != "0" && s != "1") {
+        errors.push_back(make_diagnostic("value", pointer, "must be 0 or 1, got \"" + s + "\""));
+        ok = false;
+      } else {
+        r.zero_stage = s == "1" ? 1 : 0;
       }
     } else if (name == "inter-node bandwidth (Gbit/s)") {
       char* stop = nullptr;
@@ -139,7 +149,8 @@ const std::vector<std::string>& measurement_setting_columns() {
   static const std::vector<std::string> names = {"vocabulary", "virtual pipeline stages", "recompute",
                                                  "sequence parallelism", "inter-node bandwidth (Gbit/s)",
                                                  "async tensor-parallel backward", "precision",
-                                                 "data-parallel overlap", "gradient accumulation fusion"};
+                                                 "data-parallel overlap", "gradient accumulation fusion",
+                                                 "ZeRO stage", "launch blocking"};
   return names;
 }
 
@@ -320,7 +331,8 @@ SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
   p.tp_async_backward = run.tp_async_backward >= 0 ? run.tp_async_backward == 1 : setup.tp_async_backward;
   p.grad_accumulation_fusion = run.grad_accumulation_fusion >= 0 ? run.grad_accumulation_fusion == 1
                                                                  : setup.grad_accumulation_fusion;
-  p.zero_stage = 0;
+  p.zero_stage = run.zero_stage >= 0 ? run.zero_stage : 0;
+  p.launch_blocking = run.launch_blocking;
   c.output.timeline = false;
   return c;
 }
@@ -359,6 +371,10 @@ Outcome<ValidationReport> validate_runs(const std::vector<MeasuredRun>& runs, co
                                        : result.value().iteration_time_s) *
                        1e3;
     row.error_percent = (row.predicted_ms - run.measured_ms) / run.measured_ms * 100.0;
+    row.notes = result.value().warnings;
+    // A layer-time row measured one layer: whether the whole plan fits in memory is beside the point.
+    if (run.layer_time && !result.value().fits_in_memory)
+      std::erase_if(row.notes, [](const std::string& n) { return n.rfind("needs ", 0) == 0; });
     sum += std::abs(row.error_percent);
     report.max_abs_error_percent = std::max(report.max_abs_error_percent, std::abs(row.error_percent));
     report.rows.push_back(row);
@@ -516,7 +532,7 @@ bool fit_parts(const std::vector<std::array<double, 3>>& runs, TimeParts& out) {
 
 std::vector<TimeDecomposition> decompose_times(const ValidationReport& report) {
   // Runs set up alike (the optional columns too) share a group.
-  using Key = std::array<int, 15>;
+  using Key = std::array<int, 17>;
   std::map<Key, std::vector<const ValidationRow*>> groups;
   for (const ValidationRow& row : report.rows) {
     const MeasuredRun& r = row.run;
@@ -524,7 +540,8 @@ std::vector<TimeDecomposition> decompose_times(const ValidationReport& report) {
     const int recompute = r.has_recompute ? static_cast<int>(r.recompute) : -1;
     groups[{r.hidden, r.heads, r.seq_len, r.tp, r.dp, r.micro_batch, r.vocab, r.virtual_stages, recompute,
             r.sequence_parallel ? 1 : 0, static_cast<int>(r.inter_node_Gbps), r.tp_async_backward,
-            r.has_precision ? static_cast<int>(r.precision) : -1, r.dp_overlap, r.grad_accumulation_fusion}]
+            r.has_precision ? static_cast<int>(r.precision) : -1, r.dp_overlap, r.grad_accumulation_fusion,
+            r.zero_stage, r.launch_blocking ? 1 : 0}]
         .push_back(&row);
   }
   std::vector<TimeDecomposition> out;
@@ -580,7 +597,7 @@ bool work_at_least(const RunWork& more, const RunWork& less) {
 
 ContradictionReport find_contradictions(const ValidationReport& report, const ValidationSetup& setup) {
   // Runs alike: the same plan and settings, so that only the model's shape and the micro-batch differ.
-  using Key = std::array<long long, 14>;
+  using Key = std::array<long long, 16>;
   std::map<Key, std::vector<size_t>> alike;
   std::vector<RunWork> work(report.rows.size());
   for (size_t i = 0; i < report.rows.size(); ++i) {
@@ -593,7 +610,8 @@ ContradictionReport find_contradictions(const ValidationReport& report, const Va
     alike[{p.tp, p.pp, p.dp, c.model.layers, micro_batches_per_iteration(p), p.virtual_stages,
            static_cast<long long>(p.recompute), p.sequence_parallel ? 1 : 0, static_cast<long long>(p.precision),
            p.tp_async_backward ? 1 : 0, static_cast<long long>(c.cluster.inter_node_Gbps * 1000),
-           c.cluster.gpus_per_node, p.dp_overlap ? 1 : 0, p.grad_accumulation_fusion ? 1 : 0}]
+           c.cluster.gpus_per_node, p.dp_overlap ? 1 : 0, p.grad_accumulation_fusion ? 1 : 0, p.zero_stage,
+           p.launch_blocking ? 1 : 0}]
         .push_back(i);
   }
   struct Found {

@@ -62,6 +62,7 @@ export const FIELDS = [
   { section: 'plan', key: 'p2p_overlap', label: 'Overlap pipeline sends', kind: 'bool', advanced: true },
   { section: 'plan', key: 'tp_async_backward', label: 'Async TP backward', kind: 'bool', advanced: true, help: 'input-gradient collective beside the weight-gradient GEMM' },
   { section: 'plan', key: 'grad_accumulation_fusion', label: 'Fused grad accumulation', kind: 'bool', advanced: true, help: 'no: a separate pass adds each micro-batch\'s gradients (Megatron-LM 2021, DeepSpeed)' },
+  { section: 'plan', key: 'launch_blocking', label: 'Launch blocking', kind: 'bool', advanced: true, help: 'CUDA_LAUNCH_BLOCKING=1: the host waits for every kernel, nothing overlaps (BLOOM\'s run)' },
 
   { section: 'training', key: 'tokens', wide: true, label: 'Training tokens', kind: 'number', unit: 'tokens', help: 'e.g. 300e9' },
 ];

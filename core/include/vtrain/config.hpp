@@ -85,6 +85,8 @@ struct PlanConfig {
   bool grad_accumulation_fusion = true;  // weight-gradient GEMMs accumulate into the gradient buffer
   bool tp_async_backward = true;       // the backward all-reduce (or reduce-scatter) of a column-parallel
                                        // layer's input gradient runs beside its weight-gradient GEMM
+  bool launch_blocking = false;        // CUDA_LAUNCH_BLOCKING=1: the host waits for each kernel to finish
+                                       // before it issues the next, so nothing overlaps
   bool operator==(const PlanConfig&) const = default;
 };
 

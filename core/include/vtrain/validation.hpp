@@ -38,6 +38,8 @@ struct MeasuredRun {
   int grad_accumulation_fusion = -1;  // "gradient accumulation fusion": 1 yes, 0 no, -1 the setup's
   bool has_precision = false;   // the file has a "precision" column
   Precision precision = Precision::fp16;  // "precision": fp16 or bf16 (bf16 keeps fp32 gradients)
+  int zero_stage = -1;          // "ZeRO stage": 0 or 1 (optimizer states split over dp); -1 the setup's (0)
+  bool launch_blocking = false; // "launch blocking": yes where the run set CUDA_LAUNCH_BLOCKING=1
 };
 
 // Parses the CSV text (header names as published; a UTF-8 byte-order mark is allowed). In place of
@@ -54,7 +56,9 @@ Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view csv_text);
 // weight-gradient GEMM), "precision" (fp16, bf16), "data-parallel overlap" (yes, no: the gradient
 // all-reduce runs beside the last micro-batch's backward, as PyTorch DDP's buckets do),
 // "gradient accumulation fusion" (yes, no: the weight-gradient GEMMs add into the gradient buffer
-// themselves; no: each micro-batch's weight gradients are added to it by a separate kernel).
+// themselves; no: each micro-batch's weight gradients are added to it by a separate kernel),
+// "ZeRO stage" (0, 1: the optimizer states split over the data-parallel ranks), "launch blocking"
+// (yes, no: CUDA_LAUNCH_BLOCKING=1, every kernel launch waits for the kernel to finish).
 const std::vector<std::string>& measurement_setting_columns();
 
 // Header cells that parse_measurements does not know (neither vTrain's columns nor the optional ones).
@@ -81,6 +85,9 @@ struct ValidationRow {
   MeasuredRun run;
   double predicted_ms = 0;
   double error_percent = 0;     // (predicted - measured) / measured x 100
+  // What the simulator noted of the run as set up: uneven pipeline stages, or a plan it finds does
+  // not fit in memory (the run did, so the file leaves out a setting that saves memory).
+  std::vector<std::string> notes;
 };
 
 struct ValidationReport {
