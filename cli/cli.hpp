@@ -39,8 +39,13 @@ bool load_config_text(const std::string& arg, std::string& text, std::string& er
 bool load_json_argument(const std::string& arg, nlohmann::json& out, bool examples = true);
 
 // A result (`simulate --json`) or the calculator's Download JSON in place of a config: replaces
-// `j` by the config it holds and says so on stderr. Anything else is left as it is.
-void use_config_of_result(nlohmann::json& j, const std::string& arg);
+// `j` by the config it holds, says so on stderr and returns where in the file the config is
+// ("/config" or "/result/config"). Anything else is left as it is, and the answer is "".
+std::string use_config_of_result(nlohmann::json& j, const std::string& arg);
+
+// Errors about a config found at `prefix` within the file given: their pointers (and the pointer
+// that starts each message) become the file's own.
+void prefix_pointers(Diagnostics& errors, const std::string& prefix);
 
 // Prints diagnostics to stderr, one per line; with set_errors_as_json(true) (a command given
 // --json) also to stdout as {"ok": false, "errors": [{code, pointer, message}]}, as the API answers.

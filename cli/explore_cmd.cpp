@@ -205,6 +205,7 @@ void print_json(const json& j) {
 
 int run_explore(const Args& args) {
   json request;
+  std::string within;  // where the config is in the file given, if that is a result
   if (args.has("case")) {
     if (!args.positional.empty()) {
       std::fprintf(stderr, "error: explore takes a CONFIG or --case NAME, not both\n");
@@ -213,7 +214,7 @@ int run_explore(const Args& args) {
     request = {{"case", args.get("case")}};
   } else if (!args.positional.empty()) {
     if (!load_json_argument(args.positional[0], request)) return 2;
-    use_config_of_result(request, args.positional[0]);
+    within = use_config_of_result(request, args.positional[0]);
   } else {
     std::string names;
     for (const auto& n : explore_case_names()) names += (names.empty() ? "" : ", ") + n;
@@ -245,9 +246,25 @@ int run_explore(const Args& args) {
   if (args.has("simulate-unfit")) patch["explore"]["simulate_unfit"] = true;
   request.merge_patch(patch);
 
+  // Errors on the result's own config name its place in the file; those on what an option set
+  // (or on the explore section, which a result has not) keep the request's pointer.
+  const auto in_file = [&](Diagnostics errors) {
+    Diagnostics own, set;
+    for (Diagnostic& d : errors) {
+      bool from_option = d.pointer.rfind("/explore", 0) == 0;
+      try {
+        from_option = from_option || (!d.pointer.empty() && patch.contains(json::json_pointer(d.pointer)));
+      } catch (const json::exception&) {
+      }
+      (from_option ? set : own).push_back(std::move(d));
+    }
+    prefix_pointers(own, within);
+    own.insert(own.end(), set.begin(), set.end());
+    return own;
+  };
   auto req = parse_explore_request(request);
   if (!req.ok()) {
-    print_errors(req.errors());
+    print_errors(in_file(req.errors()));
     return 1;
   }
   int top = 20;
@@ -256,7 +273,7 @@ int run_explore(const Args& args) {
   if (!threads_option(args, control.threads)) return 2;
   auto result = explore(req.value(), control);
   if (!result.ok()) {
-    print_errors(result.errors());
+    print_errors(in_file(result.errors()));
     return 1;
   }
   if (args.has("json")) {

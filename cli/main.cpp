@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -103,8 +104,8 @@ bool load_json_argument(const std::string& arg, json& out, bool examples) {
   return errors.empty();
 }
 
-void use_config_of_result(json& j, const std::string& arg) {
-  if (!j.is_object() || j.contains("model") || j.contains("plan") || j.contains("case")) return;
+std::string use_config_of_result(json& j, const std::string& arg) {
+  if (!j.is_object() || j.contains("model") || j.contains("plan") || j.contains("case")) return "";
   const char* pointer = nullptr;
   json config;
   if (j.contains("config") && j["config"].is_object()) {
@@ -115,10 +116,33 @@ void use_config_of_result(json& j, const std::string& arg) {
     pointer = "/result/config";
     config = j["result"]["config"];
   }
-  if (!pointer) return;
+  if (!pointer) return "";
   std::fprintf(stderr, "note: %s is a result, not a config: using the config it holds (%s)\n", arg.c_str(),
                pointer);
   j = std::move(config);
+  return pointer;
+}
+
+void prefix_pointers(Diagnostics& errors, const std::string& prefix) {
+  if (prefix.empty()) return;
+  for (Diagnostic& d : errors) {
+    if (d.pointer.empty() || d.pointer[0] != '/') continue;
+    d.pointer = prefix + d.pointer;
+    // The message names its field, and may name others of the config ("must equal /plan/tp x ..."):
+    // every pointer into a config section it names moves with the config.
+    std::string out;
+    for (size_t i = 0; i < d.message.size(); ++i) {
+      const bool starts = d.message[i] == '/' && (i == 0 || d.message[i - 1] == ' ' || d.message[i - 1] == '(');
+      if (starts)
+        for (const char* section : {"/model", "/cluster", "/plan", "/training", "/output"})
+          if (d.message.compare(i, std::strlen(section), section) == 0) {
+            out += prefix;
+            break;
+          }
+      out += d.message[i];
+    }
+    d.message = std::move(out);
+  }
 }
 
 namespace {
@@ -261,10 +285,12 @@ int cmd_simulate(const Args& args) {
   }
   json j;
   if (!load_json_argument(args.positional[0], j)) return 2;
-  use_config_of_result(j, args.positional[0]);
+  const std::string within = use_config_of_result(j, args.positional[0]);
   auto config = parse_sim_config(j);
   if (!config.ok()) {
-    print_errors(config.errors());
+    Diagnostics errors = config.errors();
+    prefix_pointers(errors, within);
+    print_errors(errors);
     return 1;
   }
   SimConfig c = config.value();
@@ -282,7 +308,9 @@ int cmd_simulate(const Args& args) {
   }
   auto result = simulate(c, profile);
   if (!result.ok()) {
-    print_errors(result.errors());
+    Diagnostics errors = result.errors();
+    prefix_pointers(errors, within);
+    print_errors(errors);
     return 1;
   }
   if (args.has("json")) {

@@ -63,6 +63,24 @@ test('simulate reruns a result, or the calculator download, from the config it h
     assert.equal(r.code, 0, r.err);
     assert.match(r.err, new RegExp(`is a result, not a config: using the config it holds \\(${pointer}\\)`));
     assert.equal(JSON.parse(r.out).iteration_time_s, result.iteration_time_s);
+    // An error in the config it holds names the field where it is in that file, in every
+    // pointer the message gives; one that an explore option set keeps the request's pointer.
+    const bad = structuredClone(doc);
+    (bad.result ?? bad).config.cluster.num_gpus += 1;
+    const badFile = writeConfig(bad);
+    const e = run('simulate', badFile, '--json');
+    assert.equal(e.code, 1);
+    const err = JSON.parse(e.out).errors[0];
+    assert.equal(err.pointer, `${pointer}/cluster/num_gpus`);
+    assert.match(err.message, new RegExp(`^${pointer}/cluster/num_gpus: must equal ${pointer}/plan/tp x ${pointer}/plan/pp x ${pointer}/plan/dp`));
+    const worse = structuredClone(doc);
+    (worse.result ?? worse).config.model.layers = 0;
+    const ex = run('explore', writeConfig(worse), '--json');
+    assert.equal(ex.code, 1);
+    assert.equal(JSON.parse(ex.out).errors[0].pointer, `${pointer}/model/layers`);
+    const price = run('explore', file, '--price', '-1', '--json');
+    assert.equal(price.code, 1);
+    assert.equal(JSON.parse(price.out).errors[0].pointer, '/cluster/price_per_gpu_hour_usd');
   }
   // Not a result: the config's own errors, no note.
   const r = run('simulate', writeConfig({ config: 5 }));
