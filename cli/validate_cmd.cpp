@@ -237,6 +237,7 @@ int run_validate(const Args& args) {
         if (m.grad_accumulation_fusion >= 0) j["grad_accumulation_fusion"] = m.grad_accumulation_fusion == 1;
         if (m.zero_stage >= 0) j["zero_stage"] = m.zero_stage;
         if (m.launch_blocking) j["launch_blocking"] = true;
+        if (m.has_position) j["position"] = to_string(m.position);
         if (!row.notes.empty()) j["notes"] = row.notes;
         rows.push_back(j);
       }
@@ -307,6 +308,7 @@ int run_validate(const Args& args) {
         if (m.virtual_stages > 1) s += " v" + std::to_string(m.virtual_stages);
         if (m.zero_stage >= 0) s += " zero" + std::to_string(m.zero_stage);
         if (m.launch_blocking) s += " blocking";
+        if (m.has_position && m.position != PositionEmbedding::learned) s += std::string(" ") + to_string(m.position);
         if (m.vocab > 0) s += " vocab " + std::to_string(m.vocab);
         if (m.inter_node_Gbps > 0) {
           char net[48];

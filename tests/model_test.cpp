@@ -142,3 +142,42 @@ TEST_CASE("model: a GEMM splits its reduction only where the split, with its sum
   const double unsplit_small = 2 * 256.0 * 256.0 * K / (peak * tile_eff(256, 128) * (2.0 / 108) * (K / (K + p.gemm_k_half)));
   CHECK(detail::gemm_s(p, 256, 256, K, 1) < 0.25 * unsplit_small);
 }
+
+TEST_CASE("model: ALiBi adds no parameters; its bias fills the scores, which the scores GEMM reads back") {
+  const ModelPreset* bloom = find_model_preset("bloom-176b");
+  REQUIRE(bloom);
+  CHECK(bloom->model.position == PositionEmbedding::alibi);
+  CHECK(count_parameters(bloom->model).position == 0);
+
+  json j = test::small_config();  // tp 2, micro-batch 2, 16 heads, sequence 1024
+  j["plan"]["attention"] = "unfused";
+  j["output"] = {{"operators", true}, {"timeline", false}};
+  j["model"]["position"] = "rope";
+  const SimResult rope = test::simulate_ok(test::parse_ok(j));
+  j["model"]["position"] = "alibi";
+  const SimResult alibi = test::simulate_ok(test::parse_ok(j));
+  CHECK(test::parse_ok(j).model.position == PositionEmbedding::alibi);
+  CHECK(to_json(alibi)["config"]["model"]["position"] == "alibi");
+  CHECK(test::operator_row(rope, "layer", "ALiBi bias") == nullptr);
+  CHECK(test::operator_row(alibi, "layer", "rotary embedding") == nullptr);
+  const OperatorTime* bias = test::operator_row(alibi, "layer", "ALiBi bias");
+  REQUIRE(bias != nullptr);
+  // One 16-bit write of the scores, 2 x 8 heads x 1024 x 1024, in the forward and the recompute.
+  const double scores_bytes = 2.0 * 2 * 8 * 1024 * 1024;
+  CHECK(bias->kernels == 2);
+  CHECK(bias->hbm_bytes == doctest::Approx(2 * scores_bytes));
+  CHECK(bias->backward_s == 0);
+  // The scores GEMM adds to that buffer (beta = 1): it is no faster than without it.
+  const OperatorTime* with = test::operator_row(alibi, "layer", "attention scores");
+  const OperatorTime* without = test::operator_row(rope, "layer", "attention scores");
+  REQUIRE(with != nullptr);
+  REQUIRE(without != nullptr);
+  CHECK(with->forward_s >= without->forward_s);
+  CHECK(with->backward_s == doctest::Approx(without->backward_s));
+  // Flash attention applies the slopes inside its kernel: nothing extra.
+  j["plan"]["attention"] = "flash";
+  CHECK(test::operator_row(test::simulate_ok(test::parse_ok(j)), "layer", "ALiBi bias") == nullptr);
+  // Learned positions have their table; ALiBi, like rotary, has none.
+  j["model"]["position"] = "learned";
+  CHECK(count_parameters(test::parse_ok(j).model).position > 0);
+}

@@ -64,7 +64,7 @@ std::vector<ModelPreset> build_presets() {
                1008.0e9});
   {
     ModelConfig m = gpt("bloom-176b", 70, 14336, 112, 250880, 2048);
-    m.position = PositionEmbedding::rope;  // ALiBi: like rotary, no position parameters
+    m.position = PositionEmbedding::alibi;
     p.push_back({m, "BLOOM 176B", "BigScience 2022, BLOOM: A 176B-Parameter Open-Access "
                                   "Multilingual Language Model, Table 3",
                  176247271424.0});
@@ -100,7 +100,9 @@ void read_model_fields(ObjectReader& r, ModelConfig& m) {
   r.read("tied_embeddings", m.tied_embeddings);
   r.read_enum("norm", m.norm, {{"layernorm", Norm::layernorm}, {"rmsnorm", Norm::rmsnorm}});
   r.read_enum("position", m.position,
-              {{"learned", PositionEmbedding::learned}, {"rope", PositionEmbedding::rope}});
+              {{"learned", PositionEmbedding::learned},
+               {"rope", PositionEmbedding::rope},
+               {"alibi", PositionEmbedding::alibi}});
   r.read("bias", m.bias);
   r.read("vocab_pad_multiple", m.vocab_pad_multiple, 1, 1000000);
 }
@@ -315,7 +317,9 @@ Diagnostics check_sim_config(const SimConfig& c) {
 
 const char* to_string(Mlp v) { return v == Mlp::gelu ? "gelu" : "swiglu"; }
 const char* to_string(Norm v) { return v == Norm::layernorm ? "layernorm" : "rmsnorm"; }
-const char* to_string(PositionEmbedding v) { return v == PositionEmbedding::learned ? "learned" : "rope"; }
+const char* to_string(PositionEmbedding v) {
+  return v == PositionEmbedding::learned ? "learned" : v == PositionEmbedding::rope ? "rope" : "alibi";
+}
 const char* to_string(Recompute v) {
   switch (v) {
     case Recompute::none: return "none";

@@ -19,7 +19,7 @@ struct Shape {
   double f_t;               // MLP width per rank
   double vocab_t;           // padded vocabulary rows per rank
   double grad_bytes;        // bytes per element of the gradient buffers
-  bool sp, bias, swiglu, rope, flash, gqa, fused_accumulation;
+  bool sp, bias, swiglu, rope, alibi, flash, gqa, fused_accumulation;
   bool async_backward;      // input-gradient collective beside the weight-gradient GEMM
   bool fused_softmax;  // Megatron's fused causal softmax kernel applies to this shape
 };
@@ -91,8 +91,17 @@ void attention_core_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
     return;
   }
   if (x.gqa) v.push_back(mem(part, "k, v head expansion", 2.0 * E * x.T * 2.0 * x.heads_t * x.d));  // expand k, v to all heads
-  v.push_back(gemm(part, "attention scores", x.s, x.s, x.d, bh));                   // scores = q k^T / sqrt(d)
   const double scores = bh * x.s * x.s;
+  if (x.alibi) {
+    // ALiBi: the scores start from the per-head bias, broadcast into the whole scores buffer by a
+    // copy, and the GEMM adds its product to them (beta = 1), reading the buffer back.
+    v.push_back(mem(part, "ALiBi bias", E * scores));
+    Kernel g = gemm(part, "attention scores", x.s, x.s, x.d, bh);
+    g.bytes = E * scores;
+    v.push_back(g);
+  } else {
+    v.push_back(gemm(part, "attention scores", x.s, x.s, x.d, bh));  // scores = q k^T / sqrt(d)
+  }
   if (x.fused_softmax) {
     v.push_back(mem(part, "softmax", 2.0 * E * scores));  // scale, causal mask, softmax in one kernel
   } else {
@@ -240,6 +249,7 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
   x.bias = m.bias;  // GPT-style models: biases and dropout; LLaMA-style ones neither
   x.swiglu = m.mlp == Mlp::swiglu;
   x.rope = m.position == PositionEmbedding::rope;
+  x.alibi = m.position == PositionEmbedding::alibi;
   x.flash = p.attention == Attention::flash;
   x.gqa = m.kv_heads != m.heads;
   x.fused_accumulation = p.grad_accumulation_fusion;

@@ -84,6 +84,15 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
         errors.push_back(make_diagnostic("value", pointer, "must be none, selective or full, got \"" + s + "\""));
         ok = false;
       }
+    } else if (name == "position embedding") {
+      r.has_position = true;
+      if (s == "learned") r.position = PositionEmbedding::learned;
+      else if (s == "rope") r.position = PositionEmbedding::rope;
+      else if (s == "alibi") r.position = PositionEmbedding::alibi;
+      else {
+        errors.push_back(make_diagnostic("value", pointer, "must be learned, rope or alibi, got \"" + s + "\""));
+        ok = false;
+      }
     } else if (name == "precision") {
       r.has_precision = true;
       if (s == "fp16") r.precision = Precision::fp16;
@@ -150,7 +159,7 @@ const std::vector<std::string>& measurement_setting_columns() {
                                                  "sequence parallelism", "inter-node bandwidth (Gbit/s)",
                                                  "async tensor-parallel backward", "precision",
                                                  "data-parallel overlap", "gradient accumulation fusion",
-                                                 "ZeRO stage", "launch blocking"};
+                                                 "ZeRO stage", "launch blocking", "position embedding"};
   return names;
 }
 
@@ -309,7 +318,7 @@ SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
   m.mlp = Mlp::gelu;
   m.tied_embeddings = true;
   m.norm = Norm::layernorm;
-  m.position = PositionEmbedding::learned;
+  m.position = run.has_position ? run.position : PositionEmbedding::learned;
   m.bias = true;
   c.cluster.gpu = setup.gpu;
   c.cluster.num_gpus = run.tp * run.pp * run.dp;
@@ -532,7 +541,7 @@ bool fit_parts(const std::vector<std::array<double, 3>>& runs, TimeParts& out) {
 
 std::vector<TimeDecomposition> decompose_times(const ValidationReport& report) {
   // Runs set up alike (the optional columns too) share a group.
-  using Key = std::array<int, 17>;
+  using Key = std::array<int, 18>;
   std::map<Key, std::vector<const ValidationRow*>> groups;
   for (const ValidationRow& row : report.rows) {
     const MeasuredRun& r = row.run;
@@ -541,7 +550,7 @@ std::vector<TimeDecomposition> decompose_times(const ValidationReport& report) {
     groups[{r.hidden, r.heads, r.seq_len, r.tp, r.dp, r.micro_batch, r.vocab, r.virtual_stages, recompute,
             r.sequence_parallel ? 1 : 0, static_cast<int>(r.inter_node_Gbps), r.tp_async_backward,
             r.has_precision ? static_cast<int>(r.precision) : -1, r.dp_overlap, r.grad_accumulation_fusion,
-            r.zero_stage, r.launch_blocking ? 1 : 0}]
+            r.zero_stage, r.launch_blocking ? 1 : 0, static_cast<int>(r.position)}]
         .push_back(&row);
   }
   std::vector<TimeDecomposition> out;
@@ -597,7 +606,7 @@ bool work_at_least(const RunWork& more, const RunWork& less) {
 
 ContradictionReport find_contradictions(const ValidationReport& report, const ValidationSetup& setup) {
   // Runs alike: the same plan and settings, so that only the model's shape and the micro-batch differ.
-  using Key = std::array<long long, 16>;
+  using Key = std::array<long long, 17>;
   std::map<Key, std::vector<size_t>> alike;
   std::vector<RunWork> work(report.rows.size());
   for (size_t i = 0; i < report.rows.size(); ++i) {
@@ -611,7 +620,7 @@ ContradictionReport find_contradictions(const ValidationReport& report, const Va
            static_cast<long long>(p.recompute), p.sequence_parallel ? 1 : 0, static_cast<long long>(p.precision),
            p.tp_async_backward ? 1 : 0, static_cast<long long>(c.cluster.inter_node_Gbps * 1000),
            c.cluster.gpus_per_node, p.dp_overlap ? 1 : 0, p.grad_accumulation_fusion ? 1 : 0, p.zero_stage,
-           p.launch_blocking ? 1 : 0}]
+           p.launch_blocking ? 1 : 0, static_cast<long long>(c.model.position)}]
         .push_back(i);
   }
   struct Found {

@@ -233,6 +233,9 @@ test('the published BLOOM run is read with its own setup and agrees with the thr
   // Its bf16 optimizer splits the optimizer states over the data-parallel ranks: without that the
   // plan would not fit in 80 GB, and the simulator would say so in the row's notes.
   assert.equal(row.zero_stage, 1);
+  // Its script exports CUDA_LAUNCH_BLOCKING=1 and uses ALiBi positions.
+  assert.equal(row.launch_blocking, true);
+  assert.equal(row.position, 'alibi');
   assert.ok(row.notes.some((n) => n.startsWith('pipeline parallelism 12 does not divide the 70 layers')), row.notes);
   assert.ok(!row.notes.some((n) => n.startsWith('needs ')), row.notes);
   assert.equal(Math.round(tflopsPerGpu(row)), 149);

@@ -35,7 +35,7 @@ export const FIELDS = [
   { section: 'model', key: 'mlp', wide: true, label: 'MLP', kind: 'select', options: [['gelu', 'GeLU (2 GEMMs)'], ['swiglu', 'SwiGLU (gated, 3 GEMMs)']] },
   { section: 'model', key: 'tied_embeddings', label: 'Tied embeddings', kind: 'bool', advanced: true },
   { section: 'model', key: 'norm', wide: true, label: 'Normalization', kind: 'select', options: [['layernorm', 'LayerNorm'], ['rmsnorm', 'RMSNorm']], advanced: true },
-  { section: 'model', key: 'position', wide: true, label: 'Position embedding', kind: 'select', options: [['learned', 'learned'], ['rope', 'rotary (RoPE)']], advanced: true },
+  { section: 'model', key: 'position', wide: true, label: 'Position embedding', kind: 'select', options: [['learned', 'learned'], ['rope', 'rotary (RoPE)'], ['alibi', 'ALiBi (bias on the scores)']], advanced: true },
   { section: 'model', key: 'bias', label: 'Biases', kind: 'bool', advanced: true },
   { section: 'model', key: 'vocab_pad_multiple', wide: true, label: 'Vocabulary padding', kind: 'int', advanced: true, help: 'padded to a multiple of this × tp' },
 

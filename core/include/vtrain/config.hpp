@@ -13,7 +13,7 @@ namespace vtrain {
 
 enum class Mlp { gelu, swiglu };
 enum class Norm { layernorm, rmsnorm };
-enum class PositionEmbedding { learned, rope };
+enum class PositionEmbedding { learned, rope, alibi };
 enum class Recompute { none, selective, full };
 enum class Attention { flash, unfused };
 enum class Precision { fp16, bf16 };
@@ -51,7 +51,8 @@ struct ModelConfig {
   Mlp mlp = Mlp::gelu;              // MLP activation: gelu (2 GEMMs) or swiglu (gated, 3 weight matrices)
   bool tied_embeddings = true;      // output layer shares the input embedding matrix
   Norm norm = Norm::layernorm;      // normalization kind
-  PositionEmbedding position = PositionEmbedding::learned;  // learned table or rotary (no parameters)
+  PositionEmbedding position = PositionEmbedding::learned;  // learned table, rotary or ALiBi (the last two
+                                                            // without parameters)
   bool bias = true;                 // linear layers and norms carry biases
   int vocab_pad_multiple = 128;     // vocabulary padded to a multiple of this times tp (entries)
   bool operator==(const ModelConfig&) const = default;

@@ -40,6 +40,8 @@ struct MeasuredRun {
   Precision precision = Precision::fp16;  // "precision": fp16 or bf16 (bf16 keeps fp32 gradients)
   int zero_stage = -1;          // "ZeRO stage": 0 or 1 (optimizer states split over dp); -1 the setup's (0)
   bool launch_blocking = false; // "launch blocking": yes where the run set CUDA_LAUNCH_BLOCKING=1
+  bool has_position = false;    // the file has a "position embedding" column
+  PositionEmbedding position = PositionEmbedding::learned;  // "position embedding": learned, rope or alibi
 };
 
 // Parses the CSV text (header names as published; a UTF-8 byte-order mark is allowed). In place of
@@ -58,7 +60,8 @@ Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view csv_text);
 // "gradient accumulation fusion" (yes, no: the weight-gradient GEMMs add into the gradient buffer
 // themselves; no: each micro-batch's weight gradients are added to it by a separate kernel),
 // "ZeRO stage" (0, 1: the optimizer states split over the data-parallel ranks), "launch blocking"
-// (yes, no: CUDA_LAUNCH_BLOCKING=1, every kernel launch waits for the kernel to finish).
+// (yes, no: CUDA_LAUNCH_BLOCKING=1, every kernel launch waits for the kernel to finish),
+// "position embedding" (learned, rope, alibi).
 const std::vector<std::string>& measurement_setting_columns();
 
 // Header cells that parse_measurements does not know (neither vTrain's columns nor the optional ones).
