@@ -249,6 +249,7 @@ int run_explore(const Args& args) {
   // Errors on the result's own config name its place in the file; those on what an option set
   // (or on the explore section, which a result has not) keep the request's pointer.
   const auto in_file = [&](Diagnostics errors) {
+    if (within.empty()) return errors;
     Diagnostics own, set;
     for (Diagnostic& d : errors) {
       bool from_option = d.pointer.rfind("/explore", 0) == 0;

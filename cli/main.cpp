@@ -127,11 +127,16 @@ void prefix_pointers(Diagnostics& errors, const std::string& prefix) {
   if (prefix.empty()) return;
   for (Diagnostic& d : errors) {
     if (d.pointer.empty() || d.pointer[0] != '/') continue;
-    d.pointer = prefix + d.pointer;
-    // The message names its field, and may name others of the config ("must equal /plan/tp x ..."):
-    // every pointer into a config section it names moves with the config.
+    // The message starts with its own pointer, whatever key that is, and may name fields of the
+    // config's sections ("must equal /plan/tp x ..."): each moves with the config.
     std::string out;
-    for (size_t i = 0; i < d.message.size(); ++i) {
+    size_t i = 0;
+    if (d.message.rfind(d.pointer, 0) == 0) {
+      out = prefix + d.pointer;
+      i = d.pointer.size();
+    }
+    d.pointer = prefix + d.pointer;
+    for (; i < d.message.size(); ++i) {
       const bool starts = d.message[i] == '/' && (i == 0 || d.message[i - 1] == ' ' || d.message[i - 1] == '(');
       if (starts)
         for (const char* section : {"/model", "/cluster", "/plan", "/training", "/output"})

@@ -337,8 +337,8 @@ int run_validate(const Args& args) {
       size_t noted = 0;
       for (const auto& row : r.rows) noted += row.notes.empty() ? 0 : 1;
       if (noted > 0)
-        std::printf("  %zu run%s with notes (without --summary they are printed)\n", noted,
-                    noted == 1 ? "" : "s");
+        std::printf("  %zu run%s notes (run without --summary to see them)\n", noted,
+                    noted == 1 ? " has" : "s have");
     }
     if (!by.empty()) print_groups(groups, by);
     if (args.has("decompose")) print_decomposition(parts);

@@ -167,7 +167,18 @@ TEST_CASE("model: ALiBi adds no parameters; its bias fills the scores, which the
   CHECK(bias->kernels == 2);
   CHECK(bias->hbm_bytes == doctest::Approx(2 * scores_bytes));
   CHECK(bias->backward_s == 0);
-  // The scores GEMM adds to that buffer (beta = 1): it is no faster than without it.
+  // The scores GEMM adds to that buffer (beta = 1): it reads it back, in the forward only.
+  const auto scores_gemm_bytes = [&](const char* position) {
+    json k = j;
+    k["model"]["position"] = position;
+    const SimConfig c = test::parse_ok(k);
+    const detail::LayerKernels lk = detail::build_kernels(c.model, c.plan);
+    for (const detail::Kernel& g : lk.layer_fwd)
+      if (std::string(g.op) == "attention scores") return g.bytes;
+    return -1.0;
+  };
+  CHECK(scores_gemm_bytes("alibi") == doctest::Approx(scores_bytes));
+  CHECK(scores_gemm_bytes("rope") == 0);
   const OperatorTime* with = test::operator_row(alibi, "layer", "attention scores");
   const OperatorTime* without = test::operator_row(rope, "layer", "attention scores");
   REQUIRE(with != nullptr);

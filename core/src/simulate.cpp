@@ -310,15 +310,16 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
     r.warnings.push_back("ZeRO stage 1 splits the optimizer states over data-parallel ranks: at dp 1 it changes nothing");
   if (p.launch_blocking) {
     std::vector<std::string> off;
-    for (const auto& [on, name] : {std::pair{p.dp_overlap && p.dp > 1, "dp_overlap"},
-                                   std::pair{p.p2p_overlap && p.pp > 1, "p2p_overlap"},
-                                   std::pair{p.tp_async_backward && p.tp > 1, "tp_async_backward"}})
+    for (const auto& [on, name] :
+         {std::pair{p.dp_overlap && p.dp > 1, "the gradient reduction's overlap (dp_overlap)"},
+          std::pair{p.p2p_overlap && p.pp > 1, "the pipeline sends' overlap (p2p_overlap)"},
+          std::pair{p.tp_async_backward && p.tp > 1, "the asynchronous tensor-parallel backward (tp_async_backward)"}})
       if (on) off.push_back(name);
     std::string list;
     for (size_t i = 0; i < off.size(); ++i)
       list += (i == 0 ? "" : i + 1 == off.size() ? " and " : ", ") + off[i];
     if (!off.empty())
-      r.warnings.push_back("with launch blocking every kernel launch waits for its kernel to finish, so nothing "
+      r.warnings.push_back("with launch blocking, every kernel launch waits for its kernel to finish, so nothing "
                            "overlaps: " + list + (off.size() == 1 ? " has" : " have") + " no effect");
   }
   if (config.output.operators) r.operators = operator_times(lk);

@@ -78,6 +78,12 @@ test('simulate reruns a result, or the calculator download, from the config it h
     const ex = run('explore', writeConfig(worse), '--json');
     assert.equal(ex.code, 1);
     assert.equal(JSON.parse(ex.out).errors[0].pointer, `${pointer}/model/layers`);
+    // A key outside the config's sections names its place too, in the pointer and the message.
+    const extra = structuredClone(doc);
+    (extra.result ?? extra).config.bogus = 1;
+    const odd = JSON.parse(run('simulate', writeConfig(extra), '--json').out).errors[0];
+    assert.equal(odd.pointer, `${pointer}/bogus`);
+    assert.ok(odd.message.startsWith(`${pointer}/bogus: `), odd.message);
     const price = run('explore', file, '--price', '-1', '--json');
     assert.equal(price.code, 1);
     assert.equal(JSON.parse(price.out).errors[0].pointer, '/cluster/price_per_gpu_hour_usd');
