@@ -236,6 +236,7 @@ int run_validate(const Args& args) {
         if (m.dp_overlap >= 0) j["dp_overlap"] = m.dp_overlap == 1;
         if (m.grad_accumulation_fusion >= 0) j["grad_accumulation_fusion"] = m.grad_accumulation_fusion == 1;
         if (m.zero_stage >= 0) j["zero_stage"] = m.zero_stage;
+        if (m.zero_all_reduce) j["zero_all_reduce"] = true;
         if (m.launch_blocking) j["launch_blocking"] = true;
         if (m.has_position) j["position"] = to_string(m.position);
         if (!row.notes.empty()) j["notes"] = row.notes;
@@ -307,6 +308,7 @@ int run_validate(const Args& args) {
         if (m.has_precision) s += std::string(" ") + to_string(m.precision);
         if (m.virtual_stages > 1) s += " v" + std::to_string(m.virtual_stages);
         if (m.zero_stage >= 0) s += " zero" + std::to_string(m.zero_stage);
+        if (m.zero_all_reduce) s += " zero-all-reduce";
         if (m.launch_blocking) s += " blocking";
         if (m.has_position && m.position != PositionEmbedding::learned) s += std::string(" ") + to_string(m.position);
         if (m.vocab > 0) s += " vocab " + std::to_string(m.vocab);

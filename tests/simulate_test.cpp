@@ -565,3 +565,30 @@ TEST_CASE("simulate: with launch blocking the host waits for every kernel, and n
   CHECK(std::none_of(plain.warnings.begin(), plain.warnings.end(),
                      [](const std::string& w) { return w.find("launch blocking") != std::string::npos; }));
 }
+
+TEST_CASE("simulate: ZeRO-1 that all-reduces the gradients whole keeps the sharded optimizer and pays the all-reduce") {
+  json j = test::small_config();
+  test::set_parallelism(j, 2, 1, 4);  // dp 4
+  j["plan"]["global_batch"] = 32;
+  const auto run = [&](int stage, bool whole) {
+    j["plan"]["zero_stage"] = stage;
+    j["plan"]["zero_all_reduce"] = whole;
+    return test::simulate_ok(test::parse_ok(j));
+  };
+  const SimResult replicated = run(0, false), scattered = run(1, false), whole = run(1, true);
+  CHECK(test::parse_ok(j).plan.zero_all_reduce);
+  CHECK(to_json(whole)["config"]["plan"]["zero_all_reduce"] == true);
+  // The reduction is the replicated optimizer's all-reduce, not ZeRO-1's reduce-scatter ...
+  CHECK(whole.details.dp_reduce_s == doctest::Approx(replicated.details.dp_reduce_s));
+  CHECK(whole.details.dp_reduce_s > 1.5 * scattered.details.dp_reduce_s);
+  // ... the optimizer states stay sharded, and the updated weights are still all-gathered.
+  CHECK(whole.memory.optimizer_states == doctest::Approx(scattered.memory.optimizer_states));
+  CHECK(whole.memory.optimizer_states < 0.5 * replicated.memory.optimizer_states);
+  CHECK(whole.iteration_time_s > scattered.iteration_time_s);
+  CHECK(whole.iteration_time_s > replicated.iteration_time_s - replicated.details.optimizer_step_s);
+  // At stage 0 the option changes nothing, and the result says so.
+  const SimResult noop = run(0, true);
+  CHECK(noop.iteration_time_s == replicated.iteration_time_s);
+  CHECK(std::any_of(noop.warnings.begin(), noop.warnings.end(),
+                    [](const std::string& w) { return w.rfind("zero_all_reduce", 0) == 0; }));
+}

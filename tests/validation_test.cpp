@@ -622,16 +622,18 @@ TEST_CASE("validation: a ZeRO stage column splits the optimizer states, and each
   CHECK(has(whole_report.value().rows[0], "needs "));
 }
 
-TEST_CASE("validation: a position embedding column and a launch blocking column set the run up as it was") {
+TEST_CASE("validation: position embedding, launch blocking and ZeRO gradient all-reduce columns set the run up as it was") {
   const std::string header = std::string(kHeader).substr(0, std::string(kHeader).size() - 1) +
-                             ",position embedding,launch blocking\n";
-  auto parsed = parse_measurements(header + "8,16,2,1024,16,12,1024,2,2,2,100.5,alibi,yes\n" +
-                                   "8,16,2,1024,16,12,1024,2,2,2,100.5,rope,no\n");
+                             ",position embedding,launch blocking,ZeRO gradient all-reduce\n";
+  auto parsed = parse_measurements(header + "8,16,2,1024,16,12,1024,2,2,2,100.5,alibi,yes,yes\n" +
+                                   "8,16,2,1024,16,12,1024,2,2,2,100.5,rope,no,no\n");
   REQUIRE(parsed.ok());
   const ValidationSetup setup;
   const SimConfig a = config_for_run(parsed.value()[0], setup);
   CHECK(a.model.position == PositionEmbedding::alibi);
   CHECK(a.plan.launch_blocking);
+  CHECK(a.plan.zero_all_reduce);
+  CHECK_FALSE(config_for_run(parsed.value()[1], setup).plan.zero_all_reduce);
   const SimConfig r = config_for_run(parsed.value()[1], setup);
   CHECK(r.model.position == PositionEmbedding::rope);
   CHECK_FALSE(r.plan.launch_blocking);
@@ -642,16 +644,17 @@ TEST_CASE("validation: a position embedding column and a launch blocking column 
   CHECK(d.model.position == PositionEmbedding::learned);
   CHECK_FALSE(d.plan.launch_blocking);
   // A blocking launch is slower for the same run: the host's issue time is no longer hidden.
-  auto blocking = parse_measurements(header + "8,16,2,1024,16,12,1024,2,2,2,100.5,learned,yes\n" +
-                                     "8,16,2,1024,16,12,1024,2,2,2,100.5,learned,no\n");
+  auto blocking = parse_measurements(header + "8,16,2,1024,16,12,1024,2,2,2,100.5,learned,yes,no\n" +
+                                     "8,16,2,1024,16,12,1024,2,2,2,100.5,learned,no,no\n");
   REQUIRE(blocking.ok());
   auto report = validate_runs(blocking.value(), setup);
   REQUIRE(report.ok());
   CHECK(report.value().rows[0].predicted_ms > report.value().rows[1].predicted_ms);
-  auto bad = parse_measurements(header + "8,16,2,1024,16,12,1024,2,2,2,100.5,sinusoidal,maybe\n");
+  auto bad = parse_measurements(header + "8,16,2,1024,16,12,1024,2,2,2,100.5,sinusoidal,maybe,always\n");
   REQUIRE_FALSE(bad.ok());
-  REQUIRE(bad.errors().size() == 2);
+  REQUIRE(bad.errors().size() == 3);
   CHECK(bad.errors()[0].pointer == "/line/2/position embedding");
   CHECK(bad.errors()[0].message.find("learned, rope or alibi") != std::string::npos);
   CHECK(bad.errors()[1].pointer == "/line/2/launch blocking");
+  CHECK(bad.errors()[2].pointer == "/line/2/ZeRO gradient all-reduce");
 }

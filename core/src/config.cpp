@@ -175,6 +175,7 @@ void parse_plan(const json* j, PlanConfig& p, Diagnostics& errors) {
   r.read("sequence_parallel", p.sequence_parallel);
   r.read("virtual_stages", p.virtual_stages, 1, limits::virtual_stages);
   r.read("zero_stage", p.zero_stage, 0, 1);
+  r.read("zero_all_reduce", p.zero_all_reduce);
   r.read("dp_overlap", p.dp_overlap);
   r.read_enum("attention", p.attention, {{"flash", Attention::flash}, {"unfused", Attention::unfused}});
   r.read_enum("precision", p.precision, {{"fp16", Precision::fp16}, {"bf16", Precision::bf16}});
@@ -370,6 +371,7 @@ json to_json(const SimConfig& c) {
         {"sequence_parallel", p.sequence_parallel},
         {"virtual_stages", p.virtual_stages},
         {"zero_stage", p.zero_stage},
+        {"zero_all_reduce", p.zero_all_reduce},
         {"dp_overlap", p.dp_overlap},
         {"attention", to_string(p.attention)},
         {"precision", to_string(p.precision)},

@@ -308,6 +308,8 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
     r.warnings.push_back("sequence parallelism splits activations over a tensor-parallel group: at tp 1 it changes nothing");
   if (p.zero_stage == 1 && p.dp == 1)
     r.warnings.push_back("ZeRO stage 1 splits the optimizer states over data-parallel ranks: at dp 1 it changes nothing");
+  if (p.zero_all_reduce && p.zero_stage == 0)
+    r.warnings.push_back("zero_all_reduce is how ZeRO stage 1 reduces the gradients: at stage 0 they are all-reduced anyway");
   if (p.launch_blocking) {
     std::vector<std::string> off;
     for (const auto& [on, name] :
@@ -384,7 +386,10 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   const long long dp_stride = p.placement == Placement::tp_dp_pp ? p.tp : static_cast<long long>(p.tp) * p.pp;
   const GroupShape dp_group = group_shape(p.dp, static_cast<int>(std::min<long long>(dp_stride, 1 << 30)), gpn);
   r.details.dp_nodes = dp_group.nodes;
-  const CollectiveKind reduce_kind = p.zero_stage >= 1 ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce;
+  // ZeRO-1 needs each rank's shard of the summed gradients only: a reduce-scatter, unless the
+  // implementation all-reduces them whole and each rank keeps its shard (DeepSpeed's bf16 optimizer).
+  const CollectiveKind reduce_kind = p.zero_stage >= 1 && !p.zero_all_reduce ? CollectiveKind::reduce_scatter
+                                                                             : CollectiveKind::all_reduce;
   const bool tied_split = m.tied_embeddings && P > 1;
   const double emb_bytes = static_cast<double>(padded_vocab(m, p.tp)) / p.tp * m.hidden * grad_bytes;
   const GroupShape emb_group{2, stages_share_node(p, gpn, 0, P - 1) ? 2 : 1,

@@ -103,7 +103,7 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
       }
     } else if (name == "sequence parallelism" || name == "async tensor-parallel backward" ||
                name == "data-parallel overlap" || name == "gradient accumulation fusion" ||
-               name == "launch blocking") {
+               name == "launch blocking" || name == "ZeRO gradient all-reduce") {
       if (s != "yes" && s != "no") {
         errors.push_back(make_diagnostic("value", pointer, "must be yes or no, got \"" + s + "\""));
         ok = false;
@@ -115,6 +115,8 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
         r.grad_accumulation_fusion = s == "yes" ? 1 : 0;
       } else if (name == "launch blocking") {
         r.launch_blocking = s == "yes";
+      } else if (name == "ZeRO gradient all-reduce") {
+        r.zero_all_reduce = s == "yes";
       } else {
         r.tp_async_backward = s == "yes" ? 1 : 0;
       }
@@ -159,7 +161,8 @@ const std::vector<std::string>& measurement_setting_columns() {
                                                  "sequence parallelism", "inter-node bandwidth (Gbit/s)",
                                                  "async tensor-parallel backward", "precision",
                                                  "data-parallel overlap", "gradient accumulation fusion",
-                                                 "ZeRO stage", "launch blocking", "position embedding"};
+                                                 "ZeRO stage", "ZeRO gradient all-reduce", "launch blocking",
+                                                 "position embedding"};
   return names;
 }
 
@@ -342,6 +345,7 @@ SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
                                                                  : setup.grad_accumulation_fusion;
   p.zero_stage = run.zero_stage >= 0 ? run.zero_stage : 0;
   p.launch_blocking = run.launch_blocking;
+  p.zero_all_reduce = run.zero_all_reduce;
   c.output.timeline = false;
   return c;
 }
@@ -541,7 +545,7 @@ bool fit_parts(const std::vector<std::array<double, 3>>& runs, TimeParts& out) {
 
 std::vector<TimeDecomposition> decompose_times(const ValidationReport& report) {
   // Runs set up alike (the optional columns too) share a group.
-  using Key = std::array<int, 18>;
+  using Key = std::array<int, 19>;
   std::map<Key, std::vector<const ValidationRow*>> groups;
   for (const ValidationRow& row : report.rows) {
     const MeasuredRun& r = row.run;
@@ -550,7 +554,7 @@ std::vector<TimeDecomposition> decompose_times(const ValidationReport& report) {
     groups[{r.hidden, r.heads, r.seq_len, r.tp, r.dp, r.micro_batch, r.vocab, r.virtual_stages, recompute,
             r.sequence_parallel ? 1 : 0, static_cast<int>(r.inter_node_Gbps), r.tp_async_backward,
             r.has_precision ? static_cast<int>(r.precision) : -1, r.dp_overlap, r.grad_accumulation_fusion,
-            r.zero_stage, r.launch_blocking ? 1 : 0, static_cast<int>(r.position)}]
+            r.zero_stage, r.launch_blocking ? 1 : 0, static_cast<int>(r.position), r.zero_all_reduce ? 1 : 0}]
         .push_back(&row);
   }
   std::vector<TimeDecomposition> out;
@@ -606,7 +610,7 @@ bool work_at_least(const RunWork& more, const RunWork& less) {
 
 ContradictionReport find_contradictions(const ValidationReport& report, const ValidationSetup& setup) {
   // Runs alike: the same plan and settings, so that only the model's shape and the micro-batch differ.
-  using Key = std::array<long long, 17>;
+  using Key = std::array<long long, 18>;
   std::map<Key, std::vector<size_t>> alike;
   std::vector<RunWork> work(report.rows.size());
   for (size_t i = 0; i < report.rows.size(); ++i) {
@@ -620,7 +624,7 @@ ContradictionReport find_contradictions(const ValidationReport& report, const Va
            static_cast<long long>(p.recompute), p.sequence_parallel ? 1 : 0, static_cast<long long>(p.precision),
            p.tp_async_backward ? 1 : 0, static_cast<long long>(c.cluster.inter_node_Gbps * 1000),
            c.cluster.gpus_per_node, p.dp_overlap ? 1 : 0, p.grad_accumulation_fusion ? 1 : 0, p.zero_stage,
-           p.launch_blocking ? 1 : 0, static_cast<long long>(c.model.position)}]
+           p.launch_blocking ? 1 : 0, static_cast<long long>(c.model.position), p.zero_all_reduce ? 1 : 0}]
         .push_back(i);
   }
   struct Found {

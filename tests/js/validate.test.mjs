@@ -233,6 +233,7 @@ test('the published BLOOM run is read with its own setup and agrees with the thr
   // Its bf16 optimizer splits the optimizer states over the data-parallel ranks: without that the
   // plan would not fit in 80 GB, and the simulator would say so in the row's notes.
   assert.equal(row.zero_stage, 1);
+  assert.equal(row.zero_all_reduce, true, 'its optimizer all-reduces the whole fp32 gradients');
   // Its script exports CUDA_LAUNCH_BLOCKING=1 and uses ALiBi positions.
   assert.equal(row.launch_blocking, true);
   assert.equal(row.position, 'alibi');

@@ -55,6 +55,7 @@ export const FIELDS = [
   { section: 'plan', key: 'virtual_stages', wide: true, label: 'Virtual stages', kind: 'int', help: '> 1: interleaved 1F1B' },
   { section: 'plan', key: 'sequence_parallel', label: 'Sequence parallel', kind: 'bool' },
   { section: 'plan', key: 'zero_stage', wide: true, label: 'ZeRO stage', kind: 'select', options: [['0', '0 (replicated)'], ['1', '1 (sharded optimizer)']] },
+  { section: 'plan', key: 'zero_all_reduce', label: 'ZeRO-1 all-reduces gradients', kind: 'bool', advanced: true, help: 'whole, not reduce-scattered (DeepSpeed\'s bf16 optimizer)' },
   { section: 'plan', key: 'attention', wide: true, label: 'Attention', kind: 'select', options: [['flash', 'fused (flash)'], ['unfused', 'unfused']], advanced: true },
   { section: 'plan', key: 'dp_overlap', label: 'Overlap gradient reduction', kind: 'bool', advanced: true },
   { section: 'plan', key: 'precision', wide: true, label: 'Precision', kind: 'select', options: [['bf16', 'bf16'], ['fp16', 'fp16']], advanced: true },

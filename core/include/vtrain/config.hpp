@@ -78,6 +78,8 @@ struct PlanConfig {
   bool sequence_parallel = false;      // shard norms/dropout over tp (all-gather + reduce-scatter)
   int virtual_stages = 1;              // model chunks per pipeline stage (> 1: interleaved 1F1B)
   int zero_stage = 0;                  // 0: replicated optimizer; 1: optimizer states sharded over dp
+  bool zero_all_reduce = false;        // with ZeRO stage 1, the gradients are all-reduced whole (DeepSpeed's
+                                       // bf16 optimizer) rather than reduce-scattered
   bool dp_overlap = false;             // overlap the gradient reduction with the last backward
   Attention attention = Attention::flash;  // fused (flash) or unfused attention kernels
   Precision precision = Precision::bf16;   // 16-bit format of weights and activations

@@ -39,6 +39,7 @@ struct MeasuredRun {
   bool has_precision = false;   // the file has a "precision" column
   Precision precision = Precision::fp16;  // "precision": fp16 or bf16 (bf16 keeps fp32 gradients)
   int zero_stage = -1;          // "ZeRO stage": 0 or 1 (optimizer states split over dp); -1 the setup's (0)
+  bool zero_all_reduce = false; // "ZeRO gradient all-reduce": yes where ZeRO-1 all-reduces the gradients whole
   bool launch_blocking = false; // "launch blocking": yes where the run set CUDA_LAUNCH_BLOCKING=1
   bool has_position = false;    // the file has a "position embedding" column
   PositionEmbedding position = PositionEmbedding::learned;  // "position embedding": learned, rope or alibi
@@ -61,7 +62,8 @@ Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view csv_text);
 // themselves; no: each micro-batch's weight gradients are added to it by a separate kernel),
 // "ZeRO stage" (0, 1: the optimizer states split over the data-parallel ranks), "launch blocking"
 // (yes, no: CUDA_LAUNCH_BLOCKING=1, every kernel launch waits for the kernel to finish),
-// "position embedding" (learned, rope, alibi).
+// "position embedding" (learned, rope, alibi), "ZeRO gradient all-reduce" (yes, no: with ZeRO
+// stage 1 the gradients are all-reduced whole, as DeepSpeed's bf16 optimizer does).
 const std::vector<std::string>& measurement_setting_columns();
 
 // Header cells that parse_measurements does not know (neither vTrain's columns nor the optional ones).
