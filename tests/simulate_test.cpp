@@ -590,5 +590,5 @@ TEST_CASE("simulate: ZeRO-1 that all-reduces the gradients whole keeps the shard
   const SimResult noop = run(0, true);
   CHECK(noop.iteration_time_s == replicated.iteration_time_s);
   CHECK(std::any_of(noop.warnings.begin(), noop.warnings.end(),
-                    [](const std::string& w) { return w.rfind("zero_all_reduce", 0) == 0; }));
+                    [](const std::string& w) { return w.find("zero_all_reduce, a way of ZeRO stage 1's, changes nothing") != std::string::npos; }));
 }

@@ -309,7 +309,7 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   if (p.zero_stage == 1 && p.dp == 1)
     r.warnings.push_back("ZeRO stage 1 splits the optimizer states over data-parallel ranks: at dp 1 it changes nothing");
   if (p.zero_all_reduce && p.zero_stage == 0)
-    r.warnings.push_back("zero_all_reduce is how ZeRO stage 1 reduces the gradients: at stage 0 they are all-reduced anyway");
+    r.warnings.push_back("ZeRO stage 0 all-reduces the gradients anyway: zero_all_reduce, a way of ZeRO stage 1's, changes nothing");
   if (p.launch_blocking) {
     std::vector<std::string> off;
     for (const auto& [on, name] :
