@@ -75,58 +75,47 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
       continue;
     }
     const std::string& s = cells[i];
+    // A cell that names one of a few choices: false, with the choices listed, where it names none.
+    const auto choose = [&](auto& out,
+                            std::initializer_list<std::pair<const char*, std::remove_reference_t<decltype(out)>>> choices) {
+      std::string names;
+      size_t k = 0;
+      for (const auto& [text, value] : choices) {
+        if (s == text) {
+          out = value;
+          return;
+        }
+        names += std::string(k == 0 ? "" : k + 1 == choices.size() ? " or " : ", ") + text;
+        ++k;
+      }
+      errors.push_back(make_diagnostic("value", pointer, "must be " + names + ", got \"" + s + "\""));
+      ok = false;
+    };
     if (name == "recompute") {
       r.has_recompute = true;
-      if (s == "none") r.recompute = Recompute::none;
-      else if (s == "selective") r.recompute = Recompute::selective;
-      else if (s == "full") r.recompute = Recompute::full;
-      else {
-        errors.push_back(make_diagnostic("value", pointer, "must be none, selective or full, got \"" + s + "\""));
-        ok = false;
-      }
+      choose(r.recompute, {{"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}});
     } else if (name == "position embedding") {
       r.has_position = true;
-      if (s == "learned") r.position = PositionEmbedding::learned;
-      else if (s == "rope") r.position = PositionEmbedding::rope;
-      else if (s == "alibi") r.position = PositionEmbedding::alibi;
-      else {
-        errors.push_back(make_diagnostic("value", pointer, "must be learned, rope or alibi, got \"" + s + "\""));
-        ok = false;
-      }
+      choose(r.position, {{"learned", PositionEmbedding::learned},
+                          {"rope", PositionEmbedding::rope},
+                          {"alibi", PositionEmbedding::alibi}});
     } else if (name == "precision") {
       r.has_precision = true;
-      if (s == "fp16") r.precision = Precision::fp16;
-      else if (s == "bf16") r.precision = Precision::bf16;
-      else {
-        errors.push_back(make_diagnostic("value", pointer, "must be fp16 or bf16, got \"" + s + "\""));
-        ok = false;
-      }
-    } else if (name == "sequence parallelism" || name == "async tensor-parallel backward" ||
-               name == "data-parallel overlap" || name == "gradient accumulation fusion" ||
-               name == "launch blocking" || name == "ZeRO gradient all-reduce") {
-      if (s != "yes" && s != "no") {
-        errors.push_back(make_diagnostic("value", pointer, "must be yes or no, got \"" + s + "\""));
-        ok = false;
-      } else if (name == "sequence parallelism") {
-        r.sequence_parallel = s == "yes";
-      } else if (name == "data-parallel overlap") {
-        r.dp_overlap = s == "yes" ? 1 : 0;
-      } else if (name == "gradient accumulation fusion") {
-        r.grad_accumulation_fusion = s == "yes" ? 1 : 0;
-      } else if (name == "launch blocking") {
-        r.launch_blocking = s == "yes";
-      } else if (name == "ZeRO gradient all-reduce") {
-        r.zero_all_reduce = s == "yes";
-      } else {
-        r.tp_async_backward = s == "yes" ? 1 : 0;
-      }
+      choose(r.precision, {{"fp16", Precision::fp16}, {"bf16", Precision::bf16}});
+    } else if (name == "sequence parallelism") {
+      choose(r.sequence_parallel, {{"yes", true}, {"no", false}});
+    } else if (name == "launch blocking") {
+      choose(r.launch_blocking, {{"yes", true}, {"no", false}});
+    } else if (name == "ZeRO gradient all-reduce") {
+      choose(r.zero_all_reduce, {{"yes", true}, {"no", false}});
+    } else if (name == "data-parallel overlap") {
+      choose(r.dp_overlap, {{"yes", 1}, {"no", 0}});
+    } else if (name == "gradient accumulation fusion") {
+      choose(r.grad_accumulation_fusion, {{"yes", 1}, {"no", 0}});
+    } else if (name == "async tensor-parallel backward") {
+      choose(r.tp_async_backward, {{"yes", 1}, {"no", 0}});
     } else if (name == "ZeRO stage") {
-      if (s != "0" && s != "1") {
-        errors.push_back(make_diagnostic("value", pointer, "must be 0 or 1, got \"" + s + "\""));
-        ok = false;
-      } else {
-        r.zero_stage = s == "1" ? 1 : 0;
-      }
+      choose(r.zero_stage, {{"0", 0}, {"1", 1}});
     } else if (name == "inter-node bandwidth (Gbit/s)") {
       char* stop = nullptr;
       const double v = std::strtod(s.c_str(), &stop);
