@@ -32,6 +32,11 @@ bool read(const std::string& path, std::string& out) {
 const char* kHeader =
     "# GPUs,global batch,micro batch,hidden size,attention heads,# layers,sequence length,"
     "tensor parallelism,data parallelism,pipeline parallelism,iteration time (ms)\n";
+// vTrain's header with more columns after the iteration time, e.g. ",precision".
+std::string header_with(const std::string& columns) {
+  const std::string base(kHeader);
+  return base.substr(0, base.size() - 1) + columns + "\n";
+}
 
 }  // namespace
 
@@ -203,8 +208,7 @@ TEST_CASE("validation: optional columns set a run up otherwise than the validati
 }
 
 TEST_CASE("validation: a data-parallel overlap column runs the gradient all-reduce beside the backward") {
-  const std::string header = std::string(kHeader).substr(0, std::string(kHeader).size() - 1) +
-                             ",inter-node bandwidth (Gbit/s),data-parallel overlap\n";
+  const std::string header = header_with(",inter-node bandwidth (Gbit/s),data-parallel overlap");
   // 1.7B-like model on 4 nodes, one micro-batch per replica: the all-reduce of 3.4 GB of gradients
   // is most of what overlap can hide.
   auto parsed = parse_measurements(header + "32,512,16,2304,24,24,2048,1,32,1,3528,1600,yes\n" +
@@ -230,7 +234,7 @@ TEST_CASE("validation: a data-parallel overlap column runs the gradient all-redu
 }
 
 TEST_CASE("validation: a precision column sets the run's 16-bit format, bf16 with fp32 gradients") {
-  const std::string header = std::string(kHeader).substr(0, std::string(kHeader).size() - 1) + ",precision\n";
+  const std::string header = header_with(",precision");
   auto parsed = parse_measurements(header + "64,512,1,3072,32,30,2048,8,8,1,5000,bf16\n" +
                                    "64,512,1,3072,32,30,2048,8,8,1,5000,fp16\n");
   REQUIRE(parsed.ok());
@@ -568,8 +572,7 @@ TEST_CASE("validation: the bundled profile's published-run errors are those of i
 }
 
 TEST_CASE("validation: a ZeRO stage column splits the optimizer states, and each row carries the simulator's notes") {
-  const std::string header =
-      std::string(kHeader).substr(0, std::string(kHeader).size() - 1) + ",precision,vocabulary,ZeRO stage\n";
+  const std::string header = header_with(",precision,vocabulary,ZeRO stage");
   // BLOOM: 176B over tp 4 x pp 12 on 384 GPUs; 70 layers do not divide into 12 stages.
   auto parsed = parse_measurements(header + "384,2048,2,14336,112,70,2048,4,8,12,105220,bf16,250880,1\n" +
                                    "384,2048,2,14336,112,70,2048,4,8,12,105220,bf16,250880,0\n");
@@ -614,8 +617,7 @@ TEST_CASE("validation: a ZeRO stage column splits the optimizer states, and each
   REQUIRE(layer_report.ok());
   CHECK_FALSE(has(layer_report.value().rows[0], "needs "));
   // The same plan timed as a whole iteration does not fit, and says so.
-  auto whole = parse_measurements(std::string(kHeader).substr(0, std::string(kHeader).size() - 1) +
-                                  ",recompute\n8,4,4,6144,64,48,2048,8,1,1,1000,none\n");
+  auto whole = parse_measurements(header_with(",recompute") + "8,4,4,6144,64,48,2048,8,1,1,1000,none\n");
   REQUIRE(whole.ok());
   auto whole_report = validate_runs(whole.value(), setup);
   REQUIRE(whole_report.ok());
@@ -623,8 +625,7 @@ TEST_CASE("validation: a ZeRO stage column splits the optimizer states, and each
 }
 
 TEST_CASE("validation: position embedding, launch blocking and ZeRO gradient all-reduce columns set the run up as it was") {
-  const std::string header = std::string(kHeader).substr(0, std::string(kHeader).size() - 1) +
-                             ",position embedding,launch blocking,ZeRO gradient all-reduce\n";
+  const std::string header = header_with(",position embedding,launch blocking,ZeRO gradient all-reduce");
   auto parsed = parse_measurements(header + "8,16,2,1024,16,12,1024,2,2,2,100.5,alibi,yes,yes\n" +
                                    "8,16,2,1024,16,12,1024,2,2,2,100.5,rope,no,no\n");
   REQUIRE(parsed.ok());
