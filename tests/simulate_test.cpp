@@ -438,9 +438,7 @@ TEST_CASE("simulate: a pipeline depth that does not divide the layers gives unev
   CHECK(compute(r.stage_breakdowns[0]) > 1.15 * compute(r.stage_breakdowns[1]));
   CHECK(compute(r.stage_breakdowns[0]) < 1.25 * compute(r.stage_breakdowns[1]));
   CHECK(r.stage_memory[0].weights > r.stage_memory[1].weights);
-  CHECK(std::any_of(r.warnings.begin(), r.warnings.end(), [](const std::string& w) {
-    return w.find("stage 0 holds 6 layers, the others 5") != std::string::npos;
-  }));
+  CHECK(test::warning(r, WarningCode::uneven_stages, "/plan/pp", "stage 0 holds 6 layers, the others 5") != nullptr);
   // Between the even neighbours: slower than 4 stages of 4, faster than 2 stages of 8.
   const auto time_at = [&](int pp) {
     json e = j;
@@ -455,8 +453,7 @@ TEST_CASE("simulate: a pipeline depth that does not divide the layers gives unev
   even["cluster"]["num_gpus"] = 8;
   const SimResult e = test::simulate_ok(test::parse_ok(even));
   CHECK(e.details.layers_per_stage == 4);
-  CHECK(std::none_of(e.warnings.begin(), e.warnings.end(),
-                     [](const std::string& w) { return w.find("does not divide") != std::string::npos; }));
+  CHECK(e.warnings.empty());
 }
 
 TEST_CASE("simulate: more sequences per micro-batch never shorten the iteration, host-bound or not") {
@@ -517,13 +514,33 @@ TEST_CASE("simulate: sequence parallelism at tp 1 and ZeRO-1 at dp 1 run, with a
   const SimResult r = test::simulate_ok(test::parse_ok(j));
   CHECK(r.iteration_time_s == plain.iteration_time_s);
   CHECK(r.memory.total() == plain.memory.total());
-  const auto warned = [&](const char* what) {
-    return std::any_of(r.warnings.begin(), r.warnings.end(),
-                       [&](const std::string& w) { return w.find(what) != std::string::npos; });
-  };
-  CHECK(warned("at tp 1 it changes nothing"));
-  CHECK(warned("at dp 1 it changes nothing"));
+  CHECK(test::warning(r, WarningCode::no_effect, "/plan/sequence_parallel", "at tp 1 it changes nothing") != nullptr);
+  CHECK(test::warning(r, WarningCode::no_effect, "/plan/zero_stage", "at dp 1 it changes nothing") != nullptr);
   CHECK(plain.warnings.empty());
+}
+
+TEST_CASE("simulate: each warning gives its kind and the field it is about, in the result and in its JSON") {
+  json j = test::small_config();
+  test::set_parallelism(j, 16, 1, 1);  // a tensor-parallel group over two 8-GPU nodes
+  j["plan"]["global_batch"] = 2;
+  const SimResult across = test::simulate_ok(test::parse_ok(j));
+  CHECK(test::warning(across, WarningCode::tp_across_nodes, "/plan/tp", "spans 2 nodes") != nullptr);
+  const json w = to_json(across)["warnings"];
+  REQUIRE(w.size() == across.warnings.size());
+  CHECK(w[0] == json{{"code", "tp_across_nodes"}, {"pointer", "/plan/tp"}, {"message", across.warnings[0].message}});
+  CHECK(json::parse(to_json_text(across))["warnings"] == w);
+
+  // Too many blocks for a timeline: the result has none and says why.
+  json many = test::small_config();
+  test::set_parallelism(many, 1, 64, 1);
+  many["model"]["layers"] = 64;
+  many["plan"]["micro_batch"] = 1;
+  many["plan"]["global_batch"] = 2048;
+  const SimResult big = test::simulate_ok(test::parse_ok(many));
+  CHECK_FALSE(big.timeline_included);
+  CHECK(test::warning(big, WarningCode::timeline_omitted, "/output/timeline", "250000") != nullptr);
+  many["output"] = {{"timeline", false}};
+  CHECK(test::simulate_ok(test::parse_ok(many)).warnings.empty());
 }
 
 TEST_CASE("simulate: with launch blocking the host waits for every kernel, and nothing overlaps") {
@@ -551,19 +568,15 @@ TEST_CASE("simulate: with launch blocking the host waits for every kernel, and n
   CHECK(blocking.breakdown.host_overhead - free_running.breakdown.host_overhead >= issued_s);
 
   // The overlaps asked for have no effect, and the result says so.
-  bool warned = false;
-  for (const std::string& w : blocking.warnings)
-    warned = warned || w.find("launch blocking") != std::string::npos &&
-                           w.find("(dp_overlap), the pipeline sends' overlap (p2p_overlap) and the asynchronous "
-                                  "tensor-parallel backward (tp_async_backward) have no effect") != std::string::npos;
-  CHECK(warned);
+  CHECK(test::warning(blocking, WarningCode::no_effect, "/plan/launch_blocking",
+                      "(dp_overlap), the pipeline sends' overlap (p2p_overlap) and the asynchronous "
+                      "tensor-parallel backward (tp_async_backward) have no effect") != nullptr);
   j["plan"]["dp_overlap"] = false;
   j["plan"]["p2p_overlap"] = false;
   j["plan"]["tp_async_backward"] = false;
   const SimResult plain = test::simulate_ok(test::parse_ok(j));
   CHECK(plain.iteration_time_s == doctest::Approx(blocking.iteration_time_s).epsilon(1e-12));
-  CHECK(std::none_of(plain.warnings.begin(), plain.warnings.end(),
-                     [](const std::string& w) { return w.find("launch blocking") != std::string::npos; }));
+  CHECK(test::warning(plain, WarningCode::no_effect, "/plan/launch_blocking") == nullptr);
 }
 
 TEST_CASE("simulate: ZeRO-1 that all-reduces the gradients whole keeps the sharded optimizer and pays the all-reduce") {
@@ -589,6 +602,6 @@ TEST_CASE("simulate: ZeRO-1 that all-reduces the gradients whole keeps the shard
   // At stage 0 the option changes nothing, and the result says so.
   const SimResult noop = run(0, true);
   CHECK(noop.iteration_time_s == replicated.iteration_time_s);
-  CHECK(std::any_of(noop.warnings.begin(), noop.warnings.end(),
-                    [](const std::string& w) { return w.find("zero_all_reduce, a way of ZeRO stage 1's, changes nothing") != std::string::npos; }));
+  CHECK(test::warning(noop, WarningCode::no_effect, "/plan/zero_all_reduce",
+                      "zero_all_reduce, a way of ZeRO stage 1's, changes nothing") != nullptr);
 }

@@ -40,6 +40,15 @@ inline SimResult simulate_ok(const SimConfig& c, const Profile* profile = nullpt
   return r.value();
 }
 
+// The warning of `code` about the field `pointer` whose message contains `text`, or nullptr.
+inline const SimWarning* warning(const SimResult& r, WarningCode code, const std::string& pointer,
+                                 const std::string& text = "") {
+  const auto it = std::find_if(r.warnings.begin(), r.warnings.end(), [&](const SimWarning& w) {
+    return w.code == code && w.pointer == pointer && w.message.find(text) != std::string::npos;
+  });
+  return it == r.warnings.end() ? nullptr : &*it;
+}
+
 // The row of `simulate --operators` for (block, operator name), or nullptr.
 inline const OperatorTime* operator_row(const SimResult& r, const std::string& block, const std::string& name) {
   const auto it = std::find_if(r.operators.begin(), r.operators.end(),

@@ -30,6 +30,12 @@ json accuracy_json(const ProfileAccuracy& a) {
   return j;
 }
 
+json warnings_json(const std::vector<SimWarning>& ws) {
+  json out = json::array();
+  for (const SimWarning& w : ws) out.push_back({{"code", to_string(w.code)}, {"pointer", w.pointer}, {"message", w.message}});
+  return out;
+}
+
 json to_json(const MemoryBreakdown& m) {
   return json{{"weights", m.weights},
               {"gradients", m.gradients},
@@ -79,7 +85,7 @@ json to_json(const SimResult& r, bool include_timeline) {
         {"dp_nodes", r.details.dp_nodes},
         {"layers_per_stage", r.details.layers_per_stage}}},
       {"config", to_json(r.config)},
-      {"warnings", r.warnings}};
+      {"warnings", warnings_json(r.warnings)}};
   if (r.accuracy.runs > 0) {
     j["accuracy"] = accuracy_json(r.accuracy);
     if (!r.accuracy_also.empty()) {

@@ -35,6 +35,17 @@ const char* to_string(BlockKind k) {
   return "forward";
 }
 
+const char* to_string(WarningCode c) {
+  switch (c) {
+    case WarningCode::uneven_stages: return "uneven_stages";
+    case WarningCode::no_effect: return "no_effect";
+    case WarningCode::tp_across_nodes: return "tp_across_nodes";
+    case WarningCode::out_of_memory: return "out_of_memory";
+    case WarningCode::timeline_omitted: return "timeline_omitted";
+  }
+  return "no_effect";
+}
+
 namespace {
 
 constexpr double kMaxTimelineBlocks = 250000;
@@ -298,18 +309,24 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   r.details.tp_nodes = tp_group.nodes;
   r.details.layers_per_stage = stage_layers(m, p, 0) * V;  // the most any stage holds
   if (m.layers % (P * V) != 0)
-    r.warnings.push_back("pipeline parallelism " + std::to_string(P) + " does not divide the " +
-                         std::to_string(m.layers) + " layers: " +
-                         (m.layers % P == 1 ? std::string("stage 0 holds ")
-                                            : "stages 0 to " + std::to_string(m.layers % P - 1) + " hold ") +
-                         std::to_string(m.layers / P + 1) + " layers, the others " + std::to_string(m.layers / P) +
-                         " (DeepSpeed's uniform partition; Megatron-LM needs an even split)");
+    r.warnings.push_back(
+        {WarningCode::uneven_stages, "/plan/pp",
+         "pipeline parallelism " + std::to_string(P) + " does not divide the " + std::to_string(m.layers) +
+             " layers: " +
+             (m.layers % P == 1 ? std::string("stage 0 holds ")
+                                : "stages 0 to " + std::to_string(m.layers % P - 1) + " hold ") +
+             std::to_string(m.layers / P + 1) + " layers, the others " + std::to_string(m.layers / P) +
+             " (DeepSpeed's uniform partition; Megatron-LM needs an even split)"});
   if (p.sequence_parallel && p.tp == 1)
-    r.warnings.push_back("sequence parallelism splits activations over a tensor-parallel group: at tp 1 it changes nothing");
+    r.warnings.push_back({WarningCode::no_effect, "/plan/sequence_parallel",
+                          "sequence parallelism splits activations over a tensor-parallel group: at tp 1 it changes nothing"});
   if (p.zero_stage == 1 && p.dp == 1)
-    r.warnings.push_back("ZeRO stage 1 splits the optimizer states over data-parallel ranks: at dp 1 it changes nothing");
+    r.warnings.push_back({WarningCode::no_effect, "/plan/zero_stage",
+                          "ZeRO stage 1 splits the optimizer states over data-parallel ranks: at dp 1 it changes nothing"});
   if (p.zero_all_reduce && p.zero_stage == 0)
-    r.warnings.push_back("ZeRO stage 0 all-reduces the gradients anyway: zero_all_reduce, a way of ZeRO stage 1's, changes nothing");
+    r.warnings.push_back({WarningCode::no_effect, "/plan/zero_all_reduce",
+                          "ZeRO stage 0 all-reduces the gradients anyway: zero_all_reduce, a way of ZeRO stage 1's, "
+                          "changes nothing"});
   if (p.launch_blocking) {
     std::vector<std::string> off;
     for (const auto& [on, name] :
@@ -321,13 +338,15 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
     for (size_t i = 0; i < off.size(); ++i)
       list += (i == 0 ? "" : i + 1 == off.size() ? " and " : ", ") + off[i];
     if (!off.empty())
-      r.warnings.push_back("with launch blocking, every kernel launch waits for its kernel to finish, so nothing "
-                           "overlaps: " + list + (off.size() == 1 ? " has" : " have") + " no effect");
+      r.warnings.push_back({WarningCode::no_effect, "/plan/launch_blocking",
+                            "with launch blocking, every kernel launch waits for its kernel to finish, so nothing "
+                            "overlaps: " + list + (off.size() == 1 ? " has" : " have") + " no effect"});
   }
   if (config.output.operators) r.operators = operator_times(lk);
   if (tp_group.nodes > 1)
-    r.warnings.push_back("a tensor-parallel group spans " + std::to_string(tp_group.nodes) +
-                         " nodes: its collectives cross the network");
+    r.warnings.push_back({WarningCode::tp_across_nodes, "/plan/tp",
+                          "a tensor-parallel group spans " + std::to_string(tp_group.nodes) +
+                              " nodes: its collectives cross the network"});
 
   // Blocks of each (stage, chunk); at most eight distinct kinds (first/last model chunk or not,
   // and one layer more or not where the stages are uneven).
@@ -495,10 +514,10 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   r.memory = r.stage_memory[r.memory_stage];
   r.fits_in_memory = worst <= prof->hbm_GiB;
   if (!r.fits_in_memory) {
-    char buf[160];  // validation.cpp recognizes this warning by its first word
+    char buf[160];
     std::snprintf(buf, sizeof buf, "needs %.1f GiB on stage %d but the GPU has %.0f GiB", worst,
                   r.memory_stage, prof->hbm_GiB);
-    r.warnings.push_back(buf);
+    r.warnings.push_back({WarningCode::out_of_memory, "/plan", buf});
   }
 
   // Training run.
@@ -526,7 +545,7 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   // Timeline for a Gantt chart.
   r.timeline_included = want_timeline;
   if (config.output.timeline && !want_timeline)
-    r.warnings.push_back("timeline omitted: more than 250000 blocks");
+    r.warnings.push_back({WarningCode::timeline_omitted, "/output/timeline", "timeline omitted: more than 250000 blocks"});
   if (want_timeline) {
     r.timeline.resize(P);
     for (int s = 0; s < P; ++s) {

@@ -373,10 +373,9 @@ Outcome<ValidationReport> validate_runs(const std::vector<MeasuredRun>& runs, co
                                        : result.value().iteration_time_s) *
                        1e3;
     row.error_percent = (row.predicted_ms - run.measured_ms) / run.measured_ms * 100.0;
-    row.notes = result.value().warnings;
     // A layer-time row measured one layer: whether the whole plan fits in memory is beside the point.
-    if (run.layer_time && !result.value().fits_in_memory)
-      std::erase_if(row.notes, [](const std::string& n) { return n.rfind("needs ", 0) == 0; });
+    for (const SimWarning& w : result.value().warnings)
+      if (!(run.layer_time && w.code == WarningCode::out_of_memory)) row.notes.push_back(w.message);
     sum += std::abs(row.error_percent);
     report.max_abs_error_percent = std::max(report.max_abs_error_percent, std::abs(row.error_percent));
     report.rows.push_back(row);

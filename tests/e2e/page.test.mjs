@@ -392,6 +392,22 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     await short.close();
   });
 
+  test("the simulator's warnings show above the charts as sentences", async () => {
+    const page = await newPage();
+    // 32 layers on 3 stages: uneven; sequence parallelism at tp 1: no effect; 8192-token sequences
+    // on one GPU a stage: more memory than it has.
+    await open(page, '?model=llama3-8b&tp=1&pp=3&dp=1&sequence_parallel=true');
+    await page.waitForFunction(() => !document.getElementById('results').classList.contains('stale') && document.getElementById('kpi-iteration').dataset.value);
+    const items = await page.$$eval('#warnings li', (lis) => lis.map((li) => li.textContent));
+    assert.ok(await page.isVisible('#warnings'));
+    assert.ok(items.some((w) => w.startsWith('Pipeline parallelism 3 does not divide the 32 layers: stages 0 to 1 hold 11 layers')), items.join(' | '));
+    assert.ok(items.some((w) => w.startsWith('Sequence parallelism splits activations') && w.endsWith('at tp 1 it changes nothing')), items.join(' | '));
+    // This plan does not fit either: one item says by how much and what lowers it.
+    assert.equal(items.filter((w) => /GiB|memory/.test(w)).length, 1, items.join(' | '));
+    assert.ok(items.some((w) => /^Needs [\d.]+ GiB on stage 0 but the GPU has 80 GiB\. More recomputation, .* lists the plans that fit\.$/.test(w)), items.join(' | '));
+    await page.close();
+  });
+
   test('the library on its own (build/web/lib) runs in a worker and gives the CLI numbers', async () => {
     const page = await newPage();
     await page.goto(base);

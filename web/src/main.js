@@ -14,6 +14,8 @@ import { renderOperators } from './operators.js';
 performance.mark('vtrain:boot');
 
 const $ = (id) => document.getElementById(id);
+/** A sentence of the simulator's (lower-case first word) as the page shows it. */
+const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 const DEFAULT_EXAMPLE = 'gpt3-175b';
 
@@ -280,7 +282,8 @@ function drawTimelineNow(seq) {
   if (!r || timelineDrawn === seq) return;
   timelineDrawn = seq;
   if (!r.timeline || r.timeline.length === 0) {
-    setChartMessage(el, r.warnings.find((w) => w.startsWith('timeline')) || 'No timeline for this run.');
+    const omitted = r.warnings.find((w) => w.code === 'timeline_omitted');
+    setChartMessage(el, omitted ? capital(omitted.message) : 'No timeline for this run.');
     return;
   }
   drawTimeline(el, r).then(() => {
@@ -366,11 +369,11 @@ function renderResult(r, seq) {
     r.fits_in_memory ? `fits in ${fmt.gib(r.memory_capacity_GiB)}` : `over the ${fmt.gib(r.memory_capacity_GiB)} capacity`,
     !r.fits_in_memory,
   );
-  const capital = (w) => w.charAt(0).toUpperCase() + w.slice(1);
-  const warnings = r.warnings.filter((w) => !w.startsWith('timeline')).map(capital);
-  if (!r.fits_in_memory) {
-    warnings.push('This plan would run out of GPU memory. More recomputation, ZeRO-1 or more pipeline stages lower it; Explore plans lists the plans that fit.');
-  }
+  // The memory warning gets what to do about it.
+  const advice = '. More recomputation, ZeRO-1 or more pipeline stages lower it; Explore plans lists the plans that fit.';
+  const warnings = r.warnings
+    .filter((w) => w.code !== 'timeline_omitted')
+    .map((w) => capital(w.message) + (w.code === 'out_of_memory' ? advice : ''));
   $('accuracy').textContent = accuracyNote(r);
   $('accuracy').hidden = !r.accuracy;
   const list = $('warnings');

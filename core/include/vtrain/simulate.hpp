@@ -41,6 +41,23 @@ struct MemoryBreakdown {
 enum class BlockKind { forward, recompute, backward, pp_send, dp_comm, embedding_comm, optimizer };
 const char* to_string(BlockKind k);
 
+// What a result notes about its config beyond the numbers, by kind, so that a program can act on
+// one without reading the sentence.
+enum class WarningCode {
+  uneven_stages,     // pp does not divide the layers: some stages hold one layer more
+  no_effect,         // a setting that the rest of the plan leaves without effect
+  tp_across_nodes,   // a tensor-parallel group spans nodes: its collectives cross the network
+  out_of_memory,     // the plan needs more memory than the GPU has
+  timeline_omitted,  // too many blocks to return a timeline
+};
+const char* to_string(WarningCode c);
+
+struct SimWarning {
+  WarningCode code;
+  std::string pointer;  // the config field it is about, as a JSON pointer (/plan/pp)
+  std::string message;  // a sentence for a reader, lower-case first word
+};
+
 struct TimelineBlock {
   BlockKind kind;
   int micro_batch;   // -1 where not per micro-batch
@@ -116,7 +133,7 @@ struct SimResult {
   std::vector<OperatorTime> operators;  // when config.output.operators: in the order they first run
   bool timeline_included = false;
   std::vector<std::vector<TimelineBlock>> timeline;  // per stage
-  std::vector<std::string> warnings;
+  std::vector<SimWarning> warnings;
 };
 
 // Reusable buffers for many simulations (the explorer's inner loop); optional.
