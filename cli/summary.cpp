@@ -141,7 +141,7 @@ std::string summary(const SimResult& r) {
     }
     add("  (share: of its block's GPU time; rate: FLOPs executed, or bytes moved, per second of it)\n");
   }
-  for (const auto& w : r.warnings) add("warning: %s\n", w.message.c_str());
+  for (const auto& w : r.warnings) add("warning: %s: %s [%s]\n", w.pointer.c_str(), w.message.c_str(), to_string(w.code));
   return out;
 }
 

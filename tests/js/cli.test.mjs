@@ -104,6 +104,21 @@ test('simulate prints a readable summary', () => {
   assert.doesNotMatch(r.out, /nan|inf/i);
 });
 
+test('a warning names its field and its code, in the summary and in --json', () => {
+  const file = writeConfig({
+    model: 'llama3-8b',
+    cluster: { gpu: 'a100-sxm4-80gb', num_gpus: 3, gpus_per_node: 8 },
+    plan: { tp: 1, pp: 3, dp: 1, micro_batch: 1, global_batch: 8, sequence_parallel: true },
+  });
+  const r = run('simulate', file);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /^warning: \/plan\/pp: pipeline parallelism 3 does not divide the 32 layers: .* \[uneven_stages\]$/m);
+  assert.match(r.out, /^warning: \/plan\/sequence_parallel: sequence parallelism .* at tp 1 it changes nothing \[no_effect\]$/m);
+  const j = JSON.parse(run('simulate', file, '--json').out);
+  assert.deepEqual(j.warnings.map((w) => [w.code, w.pointer]), [['uneven_stages', '/plan/pp'], ['no_effect', '/plan/sequence_parallel']]);
+  assert.ok(j.warnings.every((w) => r.out.includes(w.message)));
+});
+
 test('simulate --operators lists each operator of a layer with its time and rate', () => {
   const r = run('simulate', 'gpt3-175b', '--operators');
   assert.equal(r.code, 0, r.err);
