@@ -88,7 +88,8 @@ bool published_accuracy(const Profile& profile, json& out) {
     const char* framework;
     std::vector<const char*> files;
   } groups[] = {{"Megatron-LM", {"megatron-a100.csv", "narayanan-a100.csv"}},
-                {"DeepSpeed", {"mt-nlg-a100.csv", "bloom-a100.csv"}}};
+                {"DeepSpeed", {"mt-nlg-a100.csv", "bloom-a100.csv"}},
+                {"Megatron-DeepSpeed", {"vtrain-175b-a100.csv"}}};
   out = json::array();
   for (const auto& g : groups) {
     std::vector<MeasuredRun> runs;
@@ -118,7 +119,7 @@ bool published_accuracy(const Profile& profile, json& out) {
                    {"max_abs_error_percent", report.value().max_abs_error_percent},
                    {"gpus", run_range(runs, &MeasuredRun::num_gpus)},
                    {"hidden", run_range(runs, &MeasuredRun::hidden)}, {"files", files}});
-    std::printf("published %-12s %3zu runs: MAPE %.2f%%, max %.1f%%\n", g.framework, runs.size(),
+    std::printf("published %-18s %3zu runs: MAPE %.2f%%, max %.1f%%\n", g.framework, runs.size(),
                 report.value().mape_percent, report.value().max_abs_error_percent);
   }
   return true;

@@ -21,21 +21,22 @@ const r = spawnSync(path.join(root, 'build/native/vtrain'), ['validate', ...file
 if (r.status !== 0) throw new Error(`vtrain validate failed: ${r.stderr}`);
 const sets = JSON.parse(r.stdout);
 // The published runs carry their own setup (profiles/published/README.md).
-for (const file of ['megatron-a100.csv', 'narayanan-a100.csv', 'mt-nlg-a100.csv', 'bloom-a100.csv']) {
+for (const file of ['vtrain-175b-a100.csv', 'megatron-a100.csv', 'narayanan-a100.csv', 'mt-nlg-a100.csv', 'bloom-a100.csv']) {
   const pub = spawnSync(path.join(root, 'build/native/vtrain'),
     ['validate', path.join(root, 'profiles/published', file), '--json'],
     { encoding: 'utf8', maxBuffer: 1 << 28 });
   if (pub.status !== 0) throw new Error(`vtrain validate failed: ${pub.stderr}`);
   sets.push(JSON.parse(pub.stdout));
 }
-const names = ['single node (2-8 A100s)', 'multi node (64-512 A100s)', 'published Megatron-LM 2022, 22B-1T (not fitted)',
+const names = ['single node (2-8 A100s)', 'multi node (64-512 A100s)', 'GPT-3 175B on 512 A100s, same cluster (not fitted)',
+  'published Megatron-LM 2022, 22B-1T (not fitted)',
   'published Megatron-LM 2021, 1.7B-1T on 32-3072 A100s (not fitted)', 'published MT-NLG 530B, DeepSpeed 2021 (not fitted)',
   'published BLOOM 176B, Megatron-DeepSpeed 2022 (not fitted)'];
-const colors = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b'];
+const colors = ['#1f77b4', '#d62728', '#17becf', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b'];
 const traces = sets.map((s, i) => ({
   type: 'scatter', mode: 'markers', name: `${names[i]}: ${s.runs} run${s.runs === 1 ? '' : 's'}, MAPE ${s.mape_percent.toFixed(2)}%`,
   x: s.rows.map((row) => row.measured_ms), y: s.rows.map((row) => row.predicted_ms),
-  marker: { size: i >= 2 ? 8 : 5, color: colors[i], opacity: i >= 2 ? 0.9 : 0.6, symbol: ['circle', 'circle', 'diamond', 'triangle-up', 'square', 'star'][i] },
+  marker: { size: i >= 2 ? 8 : 5, color: colors[i], opacity: i >= 2 ? 0.9 : 0.6, symbol: ['circle', 'circle', 'cross', 'diamond', 'triangle-up', 'square', 'star'][i] },
 }));
 const all = sets.flatMap((s) => s.rows.flatMap((row) => [row.measured_ms, row.predicted_ms]));
 const lo = Math.min(...all) / 1.3, hi = Math.max(...all) * 1.3;

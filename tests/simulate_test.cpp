@@ -272,7 +272,7 @@ TEST_CASE("simulate: beyond the calibration runs' GPU counts the accuracy is tha
   const int most = multi["gpus"][1].get<int>();
   CHECK(most == 512);
   const json& published = cal["published"];
-  REQUIRE(published.size() == 2);
+  REQUIRE(published.size() == 3);
 
   // dp scales the small plan (tp 2, pp 2) to the GPU count asked for.
   const auto at = [](int gpus) {
@@ -292,10 +292,14 @@ TEST_CASE("simulate: beyond the calibration runs' GPU counts the accuracy is tha
   CHECK(beyond.accuracy.set == "published");
   CHECK(beyond.accuracy.framework == "Megatron-LM");
   CHECK(beyond.accuracy.held_out);
-  REQUIRE(beyond.accuracy_also.size() == 1);
+  // The other published runs follow, in the profile's order.
+  REQUIRE(beyond.accuracy_also.size() == 2);
   CHECK(beyond.accuracy_also[0].framework == "DeepSpeed");
-  for (const json& e : published) {
-    const ProfileAccuracy& a = e["framework"] == "Megatron-LM" ? beyond.accuracy : beyond.accuracy_also[0];
+  CHECK(beyond.accuracy_also[1].framework == "Megatron-DeepSpeed");
+  for (size_t i = 0; i < published.size(); ++i) {
+    const json& e = published[i];
+    const ProfileAccuracy& a = i == 0 ? beyond.accuracy : beyond.accuracy_also[i - 1];
+    CHECK(a.framework == e["framework"].get<std::string>());
     CHECK(a.runs == e["runs"].get<int>());
     CHECK(a.mape_percent == e["mape_percent"].get<double>());
     CHECK(a.gpus_min == e["gpus"][0].get<int>());

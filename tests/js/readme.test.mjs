@@ -43,7 +43,7 @@ test('the README accuracy table states the published runs and the profile\'s cro
   for (const [label, file] of [['| published Megatron-LM runs', 'megatron-a100.csv'],
     ['| published Megatron-LM weak scaling', 'narayanan-a100.csv'], ['| published MT-NLG', 'mt-nlg-a100.csv'],
     ['| published BLOOM', 'bloom-a100.csv'],
-    ['| published per-layer times', 'korthikanti-layer-a100.csv']]) {
+    ['| published per-layer times', 'korthikanti-layer-a100.csv'], ['| GPT-3 175B on 512 A100s', 'vtrain-175b-a100.csv']]) {
     const row = readme.split('\n').find((l) => l.startsWith(label));
     assert.ok(row, `README table row ${label}`);
     const cells = row.split('|').map((c) => c.trim());

@@ -169,6 +169,21 @@ test('published large-scale runs in the repository validate within their floors'
   }
 });
 
+test('GPT-3 175B on 512 GPUs, measured with the calibration runs but not fitted, validates within its floor', () => {
+  // vTrain's 175B multi-node runs: the calibration setup (no extra columns), a model 4.5 times the
+  // largest the fit saw. The MAPE floor is the multi-node calibration set's (8%).
+  const j = validatePublished('vtrain-175b-a100.csv', { runs: 21, mape: 8, max: 12 });
+  assert.ok(j.rows.every((row) => row.hidden === 12288 && row.num_gpus === 512 && row.layers === 96));
+  assert.deepEqual([...new Set(j.rows.map((row) => `${row.tp}x${row.dp}x${row.pp}`))].sort(),
+    ['2x8x32', '4x4x32', '4x8x16', '8x2x32', '8x4x16', '8x8x8']);
+  // The plans' order: no pair measured more than 4% apart is predicted the other way round.
+  for (const a of j.rows) {
+    for (const b of j.rows) {
+      if (a.measured_ms > 1.04 * b.measured_ms) assert.ok(a.predicted_ms > b.predicted_ms, `line ${a.line} against ${b.line}`);
+    }
+  }
+});
+
 test('the published weak-scaling runs of 2021 validate within their bound, each with its own setup', () => {
   // Narayanan et al. 2021 (arXiv 2104.04473, Table 1): 1.7B to 1T on 32 to 3072 A100s, data
   // parallelism 6 to 32; throughput turned into time by the paper's FLOP count (profiles/published).
