@@ -15,22 +15,41 @@ namespace vtrain {
 
 namespace {
 
+// The cells of one line of a CSV file as spreadsheets write them (RFC 4180): a cell in double
+// quotes may hold commas, and "" inside it is one quote. Spaces and tabs around a cell, and the
+// carriage return of a Windows line end, are not part of it.
 std::vector<std::string> split_line(std::string_view line) {
+  const auto blank = [](char ch) { return ch == ' ' || ch == '\t' || ch == '\r'; };
   std::vector<std::string> cells;
-  std::string cell;
-  for (char ch : line) {
-    if (ch == ',') {
-      cells.push_back(cell);
-      cell.clear();
-    } else if (ch != '\r') {
-      cell += ch;
+  size_t i = 0;
+  const size_t n = line.size();
+  while (true) {
+    std::string cell;
+    while (i < n && blank(line[i])) ++i;
+    if (i < n && line[i] == '"') {
+      for (++i; i < n; ++i) {
+        if (line[i] != '"') {
+          cell += line[i];
+        } else if (i + 1 < n && line[i + 1] == '"') {
+          cell += '"';
+          ++i;
+        } else {
+          ++i;
+          break;
+        }
+      }
+      // What follows the closing quote up to the separator is kept as written.
+      std::string rest;
+      for (; i < n && line[i] != ','; ++i) rest += line[i];
+      const auto e = std::find_if_not(rest.rbegin(), rest.rend(), blank).base();
+      cell.append(rest.begin(), e);
+    } else {
+      for (; i < n && line[i] != ','; ++i) cell += line[i];
+      cell.erase(std::find_if_not(cell.rbegin(), cell.rend(), blank).base(), cell.end());
     }
-  }
-  cells.push_back(cell);
-  for (auto& c : cells) {
-    const auto b = c.find_first_not_of(" \t\"");
-    const auto e = c.find_last_not_of(" \t\"");
-    c = b == std::string::npos ? std::string() : c.substr(b, e - b + 1);
+    cells.push_back(std::move(cell));
+    if (i >= n) break;
+    ++i;  // the separator
   }
   return cells;
 }
