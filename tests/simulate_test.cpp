@@ -523,6 +523,35 @@ TEST_CASE("simulate: sequence parallelism at tp 1 and ZeRO-1 at dp 1 run, with a
   CHECK(plain.warnings.empty());
 }
 
+TEST_CASE("simulate: a group of GPUs that does not divide a node spans two nodes only where the ranks put it there") {
+  json j = test::small_config();
+  j["model"]["hidden"] = 2304;  // 24 heads: tensor parallelism 3 divides them
+  j["model"]["heads"] = 24;
+  j["plan"]["micro_batch"] = 1;
+  auto run = [&](int tp, int pp, int dp) {
+    test::set_parallelism(j, tp, pp, dp);
+    j["plan"]["global_batch"] = 3 * dp;  // three micro-batches a replica
+    return test::simulate_ok(test::parse_ok(j));
+  };
+  // tp 3 x dp 2 on 6 GPUs of one 8-GPU node: ranks 0-2 and 3-5, dp pairs {0,3} {1,4} {2,5}.
+  const SimResult one_node = run(3, 1, 2);
+  CHECK(one_node.details.tp_nodes == 1);
+  CHECK(one_node.details.dp_nodes == 1);
+  CHECK(test::warning(one_node, WarningCode::tp_across_nodes, "/plan/tp", "") == nullptr);
+  // tp 3 x dp 4 on 12 GPUs: the third group, ranks 6-8, straddles the first node's end, and so
+  // does the dp group {2, 5, 8, 11}.
+  const SimResult two_nodes = run(3, 1, 4);
+  CHECK(two_nodes.details.tp_nodes == 2);
+  CHECK(two_nodes.details.dp_nodes == 2);
+  CHECK(test::warning(two_nodes, WarningCode::tp_across_nodes, "/plan/tp", "spans 2 nodes") != nullptr);
+  // Each rank's work is the same; the straddling group's collectives cross the network.
+  CHECK(two_nodes.stage_breakdowns[0].tp_comm_exposed > 2 * one_node.stage_breakdowns[0].tp_comm_exposed);
+  // Groups that tile the nodes evenly are unchanged: tp 4 within a node, dp across them.
+  const SimResult even = run(4, 1, 4);
+  CHECK(even.details.tp_nodes == 1);
+  CHECK(even.details.dp_nodes == 2);
+}
+
 TEST_CASE("simulate: each warning gives its kind and the field it is about, in the result and in its JSON") {
   json j = test::small_config();
   test::set_parallelism(j, 16, 1, 1);  // a tensor-parallel group over two 8-GPU nodes

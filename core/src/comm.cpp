@@ -16,26 +16,29 @@ Fabric make_fabric(const Profile& p, const ClusterConfig& c) {
   return f;
 }
 
-GroupShape group_shape(int size, int stride, int gpus_per_node) {
+GroupShape group_shape(int size, long long stride, long long ranks, int gpus_per_node) {
   GroupShape g;
   g.size = size;
   if (size <= 1) return g;
-  const long long block = static_cast<long long>(size) * stride;  // ranks one group's block spans
-  if (stride >= gpus_per_node) {
+  const long long gpn = gpus_per_node;
+  if (stride >= gpn) {  // every member on a node of its own
     g.per_node = 1;
     g.nodes = size;
-  } else if (block <= gpus_per_node && gpus_per_node % block == 0) {
-    g.per_node = size;
-    g.nodes = 1;
-  } else if (block % gpus_per_node == 0 && gpus_per_node % stride == 0) {
-    g.per_node = gpus_per_node / stride;
-    g.nodes = size / g.per_node;
-  } else {
-    // Blocks straddle node boundaries: the worst group has its members split over more nodes.
-    g.nodes = static_cast<int>((block + gpus_per_node - 1) / gpus_per_node) + 1;
-    g.nodes = std::min(g.nodes, size);
-    g.per_node = std::max(1, size / g.nodes);
+    return g;
   }
+  // Members sit `stride` apart, less than a node, so a group covers every node from its first
+  // member's to its last's, and the later in its node the first member sits, the more nodes that
+  // is. First members are block starts plus offsets below `stride`; block starts repeat their
+  // place in a node after at most `gpn` blocks.
+  const long long block = static_cast<long long>(size) * stride;
+  const long long blocks = std::max(1LL, ranks / block);
+  long long latest = 0;  // the latest place in a node that some group's first member takes
+  for (long long b = 0; b < std::min(blocks, gpn) && latest < gpn - 1; ++b) {
+    const long long start = b * block % gpn;
+    latest = std::max(latest, start + stride - 1 >= gpn ? gpn - 1 : start + stride - 1);
+  }
+  g.nodes = static_cast<int>(std::min<long long>((latest + (size - 1) * stride) / gpn + 1, size));
+  g.per_node = std::max(1, size / g.nodes);
   return g;
 }
 

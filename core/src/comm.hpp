@@ -24,8 +24,10 @@ struct Fabric {
 
 Fabric make_fabric(const Profile& p, const ClusterConfig& c);
 
-// A group of `size` ranks spaced `stride` apart, in blocks of size*stride consecutive ranks.
-GroupShape group_shape(int size, int stride, int gpus_per_node);
+// The worst of the groups of `size` ranks spaced `stride` apart that tile `ranks` consecutive ranks
+// in blocks of size*stride (rank = block*size*stride + member*stride + offset, offset < stride):
+// the one whose members lie on the most nodes.
+GroupShape group_shape(int size, long long stride, long long ranks, int gpus_per_node);
 
 enum class CollectiveKind { all_reduce, all_gather, reduce_scatter };
 

@@ -300,7 +300,8 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   const bool p2p_overlap = p.p2p_overlap && !p.launch_blocking;
 
   // Kernels of one micro-batch, timed once: every layer of the plan has the same shapes.
-  const GroupShape tp_group = group_shape(p.tp, 1, gpn);
+  const long long ranks = static_cast<long long>(p.tp) * p.pp * p.dp;
+  const GroupShape tp_group = group_shape(p.tp, 1, ranks, gpn);
   LayerKernels own_kernels;
   const LayerKernels& lk = timed_kernels(config, *prof, fabric, tp_group, scratch, own_kernels);
   r.details.layer_forward_s = sum_time(lk.layer_fwd);
@@ -403,7 +404,7 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   const std::vector<double> local_params = stage_local_parameters(m, p);
   const double grad_bytes = p.precision == Precision::bf16 ? 4.0 : 2.0;
   const long long dp_stride = p.placement == Placement::tp_dp_pp ? p.tp : static_cast<long long>(p.tp) * p.pp;
-  const GroupShape dp_group = group_shape(p.dp, static_cast<int>(std::min<long long>(dp_stride, 1 << 30)), gpn);
+  const GroupShape dp_group = group_shape(p.dp, dp_stride, ranks, gpn);
   r.details.dp_nodes = dp_group.nodes;
   // ZeRO-1 needs each rank's shard of the summed gradients only: a reduce-scatter, unless the
   // implementation all-reduces them whole and each rank keeps its shard (DeepSpeed's bf16 optimizer).
