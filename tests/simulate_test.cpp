@@ -552,6 +552,27 @@ TEST_CASE("simulate: a group of GPUs that does not divide a node spans two nodes
   CHECK(even.details.dp_nodes == 2);
 }
 
+TEST_CASE("simulate: a pipeline transfer crosses the network where a pair of partner ranks lies on two nodes") {
+  json j = test::small_config();
+  j["model"]["hidden"] = 2304;  // 24 heads: tensor parallelism 3 divides them
+  j["model"]["heads"] = 24;
+  j["plan"]["micro_batch"] = 1;
+  auto p2p = [&](int tp, int pp, int dp, const char* placement, int gpus_per_node) {
+    test::set_parallelism(j, tp, pp, dp);
+    j["plan"]["global_batch"] = 4 * dp;
+    j["plan"]["placement"] = placement;
+    j["cluster"]["gpus_per_node"] = gpus_per_node;
+    return test::simulate_ok(test::parse_ok(j)).details.p2p_send_s;
+  };
+  // tp 3 x pp 2 on 6 GPUs: both stages on one 8-GPU node, as on one 16-GPU node.
+  CHECK(p2p(3, 2, 1, "tp-dp-pp", 8) == p2p(3, 2, 1, "tp-dp-pp", 16));
+  // tp 2 x pp 3 x dp 2 with replicas outermost: the second replica's ranks 6-11 cross the
+  // first node's end between its stages 0 (ranks 6, 7) and 1 (ranks 8, 9).
+  CHECK(p2p(2, 3, 2, "tp-pp-dp", 8) > 2 * p2p(2, 3, 2, "tp-pp-dp", 16));
+  // tp 2 x pp 2 x dp 2 fills one node exactly in either order.
+  CHECK(p2p(2, 2, 2, "tp-pp-dp", 8) == p2p(2, 2, 2, "tp-pp-dp", 16));
+}
+
 TEST_CASE("simulate: each warning gives its kind and the field it is about, in the result and in its JSON") {
   json j = test::small_config();
   test::set_parallelism(j, 16, 1, 1);  // a tensor-parallel group over two 8-GPU nodes

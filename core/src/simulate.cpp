@@ -254,13 +254,23 @@ long long stage_stride(const PlanConfig& p) {
   return p.placement == Placement::tp_dp_pp ? static_cast<long long>(p.tp) * p.dp : p.tp;
 }
 
-// Whether every rank of stage `a` and its partner in stage `b` share a node.
+// Whether every rank of stage `a` and its partner in stage `b` share a node. Within one run of
+// consecutive ranks that holds both stages (all of them with tp-dp-pp; one data-parallel
+// replica's with tp-pp-dp), some pair crosses a node's end exactly when the run from the lower
+// stage's first rank to the higher stage's last does. Replicas' runs repeat their place in a node
+// after at most gpus_per_node replicas.
 bool stages_share_node(const PlanConfig& p, int gpus_per_node, int a, int b) {
+  const long long gpn = gpus_per_node;
   const long long stride = stage_stride(p);
   const long long lo = std::min(a, b) * stride, hi = (std::max(a, b) + 1) * stride - 1;
-  if (p.placement == Placement::tp_pp_dp || stride >= gpus_per_node || gpus_per_node % stride == 0)
-    return lo / gpus_per_node == hi / gpus_per_node;
-  return false;
+  const bool per_replica = p.placement == Placement::tp_pp_dp;
+  const long long replica = static_cast<long long>(p.tp) * p.pp;  // ranks of one replica (tp-pp-dp)
+  const long long runs = per_replica ? std::min<long long>(p.dp, gpn) : 1;
+  for (long long k = 0; k < runs; ++k) {
+    const long long first = k * replica + lo, last = k * replica + hi;
+    if (first / gpn != last / gpn) return false;
+  }
+  return true;
 }
 
 }  // namespace
