@@ -137,6 +137,32 @@ TEST_CASE("explore: every plan is valid, and its numbers are simulate()'s with c
   CHECK(r.plans[r.baseline].plan == req.config.plan);
 }
 
+TEST_CASE("explore: plans whose tensor-parallel groups do not divide a node get simulate()'s numbers too") {
+  // 24 heads: tp 3 and 6 are valid, and whether a group straddles a node depends on pp x dp.
+  json j = small_request();
+  j["model"]["hidden"] = 2304;
+  j["model"]["heads"] = 24;
+  j["cluster"]["num_gpus"] = 24;
+  j["plan"] = {{"tp", 3}, {"pp", 1}, {"dp", 8}, {"micro_batch", 1}, {"global_batch", 48}, {"recompute", "full"}};
+  j["explore"] = {{"tp", {3, 6}}, {"recompute", {"full"}}, {"micro_batch", {1}}};
+  const ExploreRequest req = parse_ok(j);
+  const ExploreResult r = explore_ok(req);
+  int straddling = 0, within = 0;
+  for (const PlanEstimate& e : r.plans) {
+    if (!e.simulated) continue;
+    SimConfig c = req.config;
+    c.plan = e.plan;
+    c.cluster.num_gpus = e.num_gpus;
+    c.output.timeline = false;
+    const SimResult s = test::simulate_ok(c);
+    CAPTURE(to_json(e).dump());
+    CHECK(e.iteration_time_s == s.iteration_time_s);
+    (s.details.tp_nodes > 1 ? straddling : within) += 1;
+  }
+  CHECK(straddling > 0);  // the sweep holds both kinds, in an order that reuses kernels across them
+  CHECK(within > 0);
+}
+
 TEST_CASE("explore: the case-study preset is vTrain's 294-plan grid with the baseline among them") {
   const ExploreRequest req = parse_ok(json{{"case", "mt-nlg"}});
   CHECK(req.name == "mt-nlg");

@@ -15,7 +15,8 @@ namespace vtrain {
 
 struct SimScratch {
   // Timed kernels per plan, keyed by the plan without the fields that cannot change a kernel
-  // (see kernel_key); valid for `model`, `cluster` and `profile` only.
+  // (see kernel_key); valid for `model`, `cluster` and `profile` only. The cluster's GPU count,
+  // tp x pp x dp, places the tensor-parallel groups on nodes, so pp and dp may leave the key.
   struct KernelEntry {
     PlanConfig key;
     detail::LayerKernels kernels;
