@@ -108,6 +108,29 @@ double collective_s(const Profile& p, const Fabric& f, const GroupShape& g, Coll
   return 0;
 }
 
+Buckets gradient_buckets(double bytes, int dp, double bytes_per_param) {
+  Buckets b;
+  b.bytes = std::min(bytes, std::max(40e6, 1e6 * dp) * bytes_per_param);
+  if (b.bytes <= 0) return b;
+  b.count = std::max(1.0, std::ceil(bytes / b.bytes - 1e-9));
+  b.last_bytes = bytes - (b.count - 1) * b.bytes;
+  return b;
+}
+
+double bucketed_reduction_end(double free_at, double start, double end, const Buckets& b, double bucket_s,
+                              double last_s) {
+  const double full = b.count - 1;  // buckets before the last
+  double finish = std::max(free_at + full * bucket_s, end) + last_s;
+  if (full >= 1) {
+    // Bucket i < count-1 is ready at start + (i+1)·step; its ready time plus the buckets from it
+    // on is linear in i, so the first or the last of them bounds the rest.
+    const double step = (end - start) / (full + b.last_bytes / b.bytes);
+    finish = std::max(finish, start + step + full * bucket_s + last_s);
+    finish = std::max(finish, start + full * step + bucket_s + last_s);
+  }
+  return finish;
+}
+
 double p2p_s(const Profile& p, const Fabric& f, bool same_node, double bytes) {
   if (bytes <= 0) return 0;
   const double bw = same_node ? f.intra_link_Bps * p.p2p_intra_efficiency

@@ -35,6 +35,23 @@ enum class CollectiveKind { all_reduce, all_gather, reduce_scatter };
 double collective_s(const Profile& p, const Fabric& f, const GroupShape& g, CollectiveKind kind,
                     double bytes);
 
+// The buckets of an overlapped data-parallel gradient reduction of `bytes` over `dp` replicas:
+// Megatron-Core's default of max(40 M, 1 M x dp) parameters each, large enough that the
+// collectives of a large data-parallel group do not become latency-bound; the last holds the rest.
+struct Buckets {
+  double count = 1;       // buckets
+  double bytes = 0;       // each but the last
+  double last_bytes = 0;  // the last
+};
+Buckets gradient_buckets(double bytes, int dp, double bytes_per_param);
+
+// When that reduction finishes, overlapped with the backward pass that fills the buffer at an
+// even rate from `start` to `end`: each bucket is reduced, in `bucket_s` (the last in `last_s`),
+// as soon as it is full and the communication stream, free from `free_at`, has finished the one
+// before. Closed form: the latest of a bucket's ready time plus the time of it and all after it.
+double bucketed_reduction_end(double free_at, double start, double end, const Buckets& b, double bucket_s,
+                              double last_s);
+
 // Time of one point-to-point transfer of `bytes`, seconds.
 double p2p_s(const Profile& p, const Fabric& f, bool same_node, double bytes);
 

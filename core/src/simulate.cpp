@@ -429,6 +429,7 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   const double hbm = prof->hbm_GBps * 1e9 * prof->memory_efficiency;
 
   std::vector<double> reduce_end(P), dp_end(P), opt_s(P), gather_s(P);
+  std::vector<int> order;  // chunks by the end of their last backward
   double sync = 0;
   for (int s = 0; s < P; ++s) {
     const StageOutcome& st = po.stages[s];
@@ -437,22 +438,17 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
     r.details.dp_reduce_s = std::max(r.details.dp_reduce_s, full_s);
     double end = st.compute_end + full_s;
     if (dp_overlap && p.dp > 1) {
-      // Each layer's gradients are reduced as soon as the last micro-batch's backward has
-      // produced them; the comm stream takes the layers in order.
-      const int layers_per_chunk = stage_layers(m, p, s);
-      const double layer_bytes = bytes / (layers_per_chunk * V);
-      const double layer_s = collective_s(*prof, fabric, dp_group, reduce_kind, layer_bytes);
-      std::vector<int> order(V);
+      // Each chunk's gradients fill its buckets during the chunk's last backward, and a bucket is
+      // reduced as soon as it is full; the comm stream takes the chunks in the order they finish.
+      const Buckets buckets = gradient_buckets(bytes / V, p.dp, grad_bytes);
+      const double bucket_s = collective_s(*prof, fabric, dp_group, reduce_kind, buckets.bytes);
+      const double last_s = collective_s(*prof, fabric, dp_group, reduce_kind, buckets.last_bytes);
+      order.resize(V);
       for (int c = 0; c < V; ++c) order[c] = c;
       std::sort(order.begin(), order.end(), [&](int a, int b) { return st.last_bwd_end[a] < st.last_bwd_end[b]; });
       double comm = 0;
-      for (int c : order) {
-        const double dur = st.last_bwd_end[c] - st.last_bwd_start[c];
-        for (int l = 0; l < layers_per_chunk; ++l) {
-          const double ready = st.last_bwd_start[c] + dur * (l + 1) / layers_per_chunk;
-          comm = std::max(comm, ready) + layer_s;
-        }
-      }
+      for (int c : order)
+        comm = bucketed_reduction_end(comm, st.last_bwd_start[c], st.last_bwd_end[c], buckets, bucket_s, last_s);
       end = std::max(st.compute_end, comm);
     }
     dp_end[s] = end;

@@ -57,7 +57,7 @@ export const FIELDS = [
   { section: 'plan', key: 'zero_stage', wide: true, label: 'ZeRO stage', kind: 'select', options: [['0', '0 (replicated)'], ['1', '1 (sharded optimizer)']] },
   { section: 'plan', key: 'zero_all_reduce', label: 'ZeRO-1 all-reduces gradients', kind: 'bool', advanced: true, help: 'whole, not reduce-scattered (DeepSpeed\'s bf16 optimizer)' },
   { section: 'plan', key: 'attention', wide: true, label: 'Attention', kind: 'select', options: [['flash', 'fused (flash)'], ['unfused', 'unfused']], advanced: true },
-  { section: 'plan', key: 'dp_overlap', label: 'Overlap gradient reduction', kind: 'bool', advanced: true },
+  { section: 'plan', key: 'dp_overlap', label: 'Overlap gradient reduction', kind: 'bool', advanced: true, help: 'with the last micro-batch\'s backward, in buckets of max(40 M, 1 M × dp) parameters (Megatron-Core\'s default)' },
   { section: 'plan', key: 'precision', wide: true, label: 'Precision', kind: 'select', options: [['bf16', 'bf16'], ['fp16', 'fp16']], advanced: true },
   { section: 'plan', key: 'placement', wide: true, label: 'Rank placement', kind: 'select', options: [['tp-dp-pp', 'tp, dp, pp'], ['tp-pp-dp', 'tp, pp, dp']], advanced: true, help: 'innermost first' },
   { section: 'plan', key: 'p2p_overlap', label: 'Overlap pipeline sends', kind: 'bool', advanced: true },
