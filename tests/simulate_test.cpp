@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "comm.hpp"
 #include "test_util.hpp"
@@ -699,28 +700,30 @@ TEST_CASE("simulate: an overlapped gradient reduction takes Megatron-Core's buck
           doctest::Approx(queue).epsilon(1e-9));
   }
 
+  // A plan's result with its gradients reduced after the backward, and overlapped with it.
+  const auto after_and_overlapped = [](json c) {
+    c["plan"]["dp_overlap"] = false;
+    const SimResult after = test::simulate_ok(test::parse_ok(c));
+    c["plan"]["dp_overlap"] = true;
+    return std::pair{after, test::simulate_ok(test::parse_ok(c))};
+  };
+
   // Overlap never costs time where the per-bucket latency is large: 16-node data-parallel groups
   // of a small model's stages (each layer's gradients a bucket of their own took longer here).
-  json j = json::parse(R"({"model": "gpt3-2.7b",
+  const auto [after, overlapped] = after_and_overlapped(json::parse(R"({"model": "gpt3-2.7b",
     "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 256, "gpus_per_node": 4},
     "plan": {"tp": 4, "pp": 4, "dp": 16, "micro_batch": 2, "global_batch": 512, "recompute": "selective",
-             "attention": "flash", "dp_overlap": false}})");
-  const SimResult after = test::simulate_ok(test::parse_ok(j));
-  j["plan"]["dp_overlap"] = true;
-  const SimResult overlapped = test::simulate_ok(test::parse_ok(j));
+             "attention": "flash"}})"));
   CHECK(after.details.dp_nodes == 16);
   CHECK(overlapped.iteration_time_s < after.iteration_time_s);
   CHECK(overlapped.breakdown.dp_comm_exposed < after.breakdown.dp_comm_exposed);
 
   // Across 256 nodes Megatron-Core's buckets grow with dp (256 M parameters), so the few there are
   // pay little latency (one collective per layer took 2.1 times as long as none overlapped).
-  json far = json::parse(R"({"model": "llama2-13b",
+  const auto [wide_after, wide_overlapped] = after_and_overlapped(json::parse(R"({"model": "llama2-13b",
     "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 2048, "gpus_per_node": 8},
     "plan": {"tp": 8, "pp": 1, "dp": 256, "micro_batch": 1, "global_batch": 512, "recompute": "full",
-             "attention": "flash", "dp_overlap": false}})");
-  const SimResult wide_after = test::simulate_ok(test::parse_ok(far));
-  far["plan"]["dp_overlap"] = true;
-  const SimResult wide_overlapped = test::simulate_ok(test::parse_ok(far));
+             "attention": "flash"}})"));
   CHECK(wide_after.details.dp_nodes == 256);
   CHECK(wide_overlapped.iteration_time_s < 1.05 * wide_after.iteration_time_s);
 }
