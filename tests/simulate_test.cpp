@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -717,6 +718,7 @@ TEST_CASE("simulate: an overlapped gradient reduction takes Megatron-Core's buck
   CHECK(after.details.dp_nodes == 16);
   CHECK(overlapped.iteration_time_s < after.iteration_time_s);
   CHECK(overlapped.breakdown.dp_comm_exposed < after.breakdown.dp_comm_exposed);
+  CHECK(test::warning(overlapped, WarningCode::overlap_slower, "/plan/dp_overlap") == nullptr);
 
   // Across 256 nodes Megatron-Core's buckets grow with dp (256 M parameters), so the few there are
   // pay little latency (one collective per layer took 2.1 times as long as none overlapped).
@@ -726,4 +728,14 @@ TEST_CASE("simulate: an overlapped gradient reduction takes Megatron-Core's buck
              "attention": "flash"}})"));
   CHECK(wide_after.details.dp_nodes == 256);
   CHECK(wide_overlapped.iteration_time_s < 1.05 * wide_after.iteration_time_s);
+
+  // Where the buckets still cost more than they hide, the result says by how much and why.
+  REQUIRE(wide_overlapped.iteration_time_s > 1.001 * wide_after.iteration_time_s);
+  char longer[64];
+  std::snprintf(longer, sizeof longer, "makes the iteration %.1f ms longer",
+                (wide_overlapped.iteration_time_s - wide_after.iteration_time_s) * 1e3);
+  CHECK(test::warning(wide_overlapped, WarningCode::overlap_slower, "/plan/dp_overlap", longer) != nullptr);
+  CHECK(test::warning(wide_overlapped, WarningCode::overlap_slower, "/plan/dp_overlap", "(7 a model chunk, over 256 nodes)") !=
+        nullptr);
+  CHECK(test::warning(wide_after, WarningCode::overlap_slower, "/plan/dp_overlap") == nullptr);
 }

@@ -42,6 +42,7 @@ const char* to_string(WarningCode c) {
     case WarningCode::tp_across_nodes: return "tp_across_nodes";
     case WarningCode::out_of_memory: return "out_of_memory";
     case WarningCode::timeline_omitted: return "timeline_omitted";
+    case WarningCode::overlap_slower: return "overlap_slower";
   }
   return "no_effect";
 }
@@ -431,16 +432,21 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   std::vector<double> reduce_end(P), dp_end(P), opt_s(P), gather_s(P);
   std::vector<int> order;  // chunks by the end of their last backward
   double sync = 0;
+  double sync_after = 0;  // the same with every reduction after the backward
+  double buckets_per_chunk = 0;
   for (int s = 0; s < P; ++s) {
     const StageOutcome& st = po.stages[s];
     const double bytes = local_params[s] * grad_bytes;
     const double full_s = collective_s(*prof, fabric, dp_group, reduce_kind, bytes);
     r.details.dp_reduce_s = std::max(r.details.dp_reduce_s, full_s);
     double end = st.compute_end + full_s;
+    const double tied_s = tied_split && (s == 0 || s == P - 1) ? emb_s : 0.0;
+    sync_after = std::max(sync_after, end + tied_s);
     if (dp_overlap && p.dp > 1) {
       // Each chunk's gradients fill its buckets during the chunk's last backward, and a bucket is
       // reduced as soon as it is full; the comm stream takes the chunks in the order they finish.
       const Buckets buckets = gradient_buckets(bytes / V, p.dp, grad_bytes);
+      buckets_per_chunk = std::max(buckets_per_chunk, buckets.count);
       const double bucket_s = collective_s(*prof, fabric, dp_group, reduce_kind, buckets.bytes);
       const double last_s = collective_s(*prof, fabric, dp_group, reduce_kind, buckets.last_bytes);
       order.resize(V);
@@ -452,7 +458,7 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
       end = std::max(st.compute_end, comm);
     }
     dp_end[s] = end;
-    if (tied_split && (s == 0 || s == P - 1)) end += emb_s;
+    end += tied_s;
     reduce_end[s] = end;
     sync = std::max(sync, end);
     const double shard = p.zero_stage >= 1 ? p.dp : 1.0;
@@ -468,6 +474,16 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   double iteration = 0;
   for (int s = 0; s < P; ++s) iteration = std::max(iteration, sync + opt_s[s] + gather_s[s] + host_tail);
   r.iteration_time_s = iteration;
+  // Every bucket pays a collective's fixed latency: across many nodes that can outweigh what the
+  // overlap hides. Worth a word from a thousandth of the iteration on.
+  if (sync - sync_after > 1e-3 * iteration) {
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "overlapping the gradient reduction makes the iteration %.1f ms longer: its buckets (%.0f a "
+                  "model chunk, over %d node%s) each pay a collective's latency, more than the overlap hides",
+                  (sync - sync_after) * 1e3, buckets_per_chunk, dp_group.nodes, dp_group.nodes == 1 ? "" : "s");
+    r.warnings.push_back({WarningCode::overlap_slower, "/plan/dp_overlap", buf});
+  }
 
   // Per-stage breakdown; every second of [0, iteration] lands in exactly one part.
   r.stage_breakdowns.resize(P);

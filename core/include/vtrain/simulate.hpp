@@ -49,6 +49,7 @@ enum class WarningCode {
   tp_across_nodes,   // a tensor-parallel group spans nodes: its collectives cross the network
   out_of_memory,     // the plan needs more memory than the GPU has
   timeline_omitted,  // too many blocks to return a timeline
+  overlap_slower,    // the overlapped gradient reduction ends later than one after the backward would
 };
 const char* to_string(WarningCode c);
 
