@@ -152,6 +152,11 @@ int run_calibrate(const Args& args) {
     // Not fitted: left free, it trades off against the peak and memory-bound fractions, and the
     // cross-validation's folds scattered it across its range (README, "What the model fits").
     p.gemm_k_half = 256;
+    // Not fitted either: NCCL's own tuning model gives a ring 9.6 us a step across the network
+    // (src/graph/tuning.cc, ring, Simple protocol). Fitted, the per-step latency took what the
+    // measurements charge once a collective (the tensor-parallel groups across two nodes) and
+    // multiplied it by the steps of the 64-node rings (README, "What the model fits").
+    p.inter_node_latency_us = 9.6;
     p.attention_fwd_efficiency = hw.attention_fwd_efficiency;
     p.attention_bwd_efficiency = hw.attention_bwd_efficiency;
     p.optimizer_bytes_per_param = hw.optimizer_bytes_per_param;
@@ -266,7 +271,9 @@ int run_calibrate(const Args& args) {
   prov["communication"] =
       "intra_node: max(floor, latency + 2(n-1)/n bytes / busbw) fitted per group size to "
       "../shared/measurements/a100-nccl-allreduce (nccl-tests, 1 MiB to 1 GiB) with relative "
-      "error weighted evenly over log(size); the other parameters fitted with the compute ones";
+      "error weighted evenly over log(size); across nodes a ring of 2(k-1) steps (k nodes) at "
+      "inter_node_latency_us each, 9.6 us from NCCL's tuning model (src/graph/tuning.cc, ring, "
+      "Simple protocol, network), not fitted; the other parameters fitted with the compute ones";
   prov["calibration"] = {
       {"command", "vtrain calibrate" + std::string(folds > 1 ? " --cv " + std::to_string(folds) : "") +
                       (starts != 1 ? " --starts " + std::to_string(starts) : "")},

@@ -68,13 +68,13 @@ void intra_fit(const Profile& p, int n, double& floor_s, double& latency_s, doub
 double inter_all_reduce_s(const Profile& p, const Fabric& f, int k, double bytes) {
   if (k <= 1) return 0;
   const double bw = f.nic_Bps_per_gpu * p.inter_node_efficiency;
-  return 2.0 * (k - 1) / k * bytes / bw + 2.0 * (k - 1) * p.inter_node_latency_us * 1e-6;
+  return 2.0 * (k - 1) / k * bytes / bw + (2.0 * (k - 1) * p.inter_node_latency_us + p.inter_node_base_latency_us) * 1e-6;
 }
 
 double inter_half_s(const Profile& p, const Fabric& f, int k, double bytes) {
   if (k <= 1) return 0;
   const double bw = f.nic_Bps_per_gpu * p.inter_node_efficiency;
-  return 1.0 * (k - 1) / k * bytes / bw + 1.0 * (k - 1) * p.inter_node_latency_us * 1e-6;
+  return 1.0 * (k - 1) / k * bytes / bw + (1.0 * (k - 1) * p.inter_node_latency_us + p.inter_node_base_latency_us) * 1e-6;
 }
 
 double intra_s(const Profile& p, const Fabric& f, int n, CollectiveKind kind, double bytes) {

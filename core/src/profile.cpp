@@ -154,6 +154,7 @@ Outcome<Profile> parse_profile(const json& j) {
     }
     r.read("collective_sync_us", p.collective_sync_us, 0.0, 1e6);
     r.read("inter_node_latency_us", p.inter_node_latency_us, 0.0, 1e6);
+    r.read("inter_node_base_latency_us", p.inter_node_base_latency_us, 0.0, 1e6);
     r.read("inter_node_efficiency", p.inter_node_efficiency, 0.0, 1.0, true);
     r.read("p2p_latency_us", p.p2p_latency_us, 0.0, 1e6);
     r.read("p2p_intra_efficiency", p.p2p_intra_efficiency, 0.0, 1.0, true);
@@ -238,6 +239,7 @@ json to_json(const Profile& p) {
        {{"intra_node", intra},
         {"collective_sync_us", p.collective_sync_us},
         {"inter_node_latency_us", p.inter_node_latency_us},
+        {"inter_node_base_latency_us", p.inter_node_base_latency_us},
         {"inter_node_efficiency", p.inter_node_efficiency},
         {"p2p_latency_us", p.p2p_latency_us},
         {"p2p_intra_efficiency", p.p2p_intra_efficiency}}},

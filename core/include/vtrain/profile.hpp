@@ -83,7 +83,8 @@ struct Profile {
   std::vector<IntraNodeCollective> intra_node;  // per group size, sorted by gpus
   double collective_sync_us = 0;     // host timing jitter per rank; a collective issued while the GPU
                                      // waits on the host waits for the slowest rank (microseconds)
-  double inter_node_latency_us = 10; // per ring step across nodes (microseconds)
+  double inter_node_latency_us = 9.6;  // per ring step across nodes (microseconds)
+  double inter_node_base_latency_us = 10;  // once per collective across nodes (microseconds)
   double inter_node_efficiency = 0.8;  // achieved fraction of NIC bandwidth (fraction)
   double p2p_latency_us = 20;        // fixed cost of a pipeline send (microseconds)
   double p2p_intra_efficiency = 0.7; // achieved fraction of intra-node link bandwidth (fraction)
