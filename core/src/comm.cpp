@@ -64,17 +64,14 @@ void intra_fit(const Profile& p, int n, double& floor_s, double& latency_s, doub
   busbw_Bps = (lo->busbw_GBps + w * (hi->busbw_GBps - lo->busbw_GBps)) * 1e9;
 }
 
-// Ring all-reduce over the network among k nodes, each GPU carrying `bytes` on its NIC share.
-double inter_all_reduce_s(const Profile& p, const Fabric& f, int k, double bytes) {
+// A ring over the network among k nodes, each GPU carrying `bytes` on its NIC share: `passes`
+// times around it (2 for an all-reduce, 1 for its reduce-scatter or all-gather half), each step
+// at NCCL's per-step latency, and the collective's fixed cost once.
+double inter_ring_s(const Profile& p, const Fabric& f, int k, double bytes, double passes) {
   if (k <= 1) return 0;
   const double bw = f.nic_Bps_per_gpu * p.inter_node_efficiency;
-  return 2.0 * (k - 1) / k * bytes / bw + (2.0 * (k - 1) * p.inter_node_latency_us + p.inter_node_base_latency_us) * 1e-6;
-}
-
-double inter_half_s(const Profile& p, const Fabric& f, int k, double bytes) {
-  if (k <= 1) return 0;
-  const double bw = f.nic_Bps_per_gpu * p.inter_node_efficiency;
-  return 1.0 * (k - 1) / k * bytes / bw + (1.0 * (k - 1) * p.inter_node_latency_us + p.inter_node_base_latency_us) * 1e-6;
+  return passes * (k - 1) / k * bytes / bw +
+         (passes * (k - 1) * p.inter_node_latency_us + p.inter_node_base_latency_us) * 1e-6;
 }
 
 double intra_s(const Profile& p, const Fabric& f, int n, CollectiveKind kind, double bytes) {
@@ -98,12 +95,12 @@ double collective_s(const Profile& p, const Fabric& f, const GroupShape& g, Coll
   switch (kind) {
     case CollectiveKind::all_reduce:
       return intra_s(p, f, q, CollectiveKind::reduce_scatter, bytes) +
-             inter_all_reduce_s(p, f, g.nodes, shard) +
+             inter_ring_s(p, f, g.nodes, shard, 2) +
              intra_s(p, f, q, CollectiveKind::all_gather, bytes);
     case CollectiveKind::all_gather:
-      return inter_half_s(p, f, g.nodes, shard) + intra_s(p, f, q, CollectiveKind::all_gather, bytes);
+      return inter_ring_s(p, f, g.nodes, shard, 1) + intra_s(p, f, q, CollectiveKind::all_gather, bytes);
     case CollectiveKind::reduce_scatter:
-      return intra_s(p, f, q, CollectiveKind::reduce_scatter, bytes) + inter_half_s(p, f, g.nodes, shard);
+      return intra_s(p, f, q, CollectiveKind::reduce_scatter, bytes) + inter_ring_s(p, f, g.nodes, shard, 1);
   }
   return 0;
 }
