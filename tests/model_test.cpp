@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "kernels.hpp"
-#include "memory.hpp"
+#include "iteration/kernels.hpp"
+#include "iteration/memory.hpp"
 #include "test_util.hpp"
 #include "vtrain/model.hpp"
 

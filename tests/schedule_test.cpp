@@ -3,7 +3,7 @@
 #include <map>
 #include <tuple>
 
-#include "pipeline.hpp"
+#include "iteration/pipeline.hpp"
 #include "test_util.hpp"
 
 using namespace vtrain;

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <utility>
 
-#include "comm.hpp"
+#include "iteration/comm.hpp"
 #include "test_util.hpp"
 #include "vtrain/calibration.hpp"
 #include "vtrain/examples.hpp"

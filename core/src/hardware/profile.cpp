@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "json_reader.hpp"
+#include "common/json_reader.hpp"
 
 namespace vtrain {
 

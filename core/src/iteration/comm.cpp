@@ -1,4 +1,4 @@
-#include "comm.hpp"
+#include "iteration/comm.hpp"
 
 #include <algorithm>
 #include <cmath>

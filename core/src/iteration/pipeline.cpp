@@ -1,4 +1,4 @@
-#include "pipeline.hpp"
+#include "iteration/pipeline.hpp"
 
 #include <algorithm>
 #include <cstdint>

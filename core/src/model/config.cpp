@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "json_reader.hpp"
+#include "common/json_reader.hpp"
 
 namespace vtrain {
 

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "comm.hpp"
-#include "kernels.hpp"
-#include "memory.hpp"
-#include "pipeline.hpp"
-#include "sim_scratch.hpp"
+#include "iteration/comm.hpp"
+#include "iteration/kernels.hpp"
+#include "iteration/memory.hpp"
+#include "iteration/pipeline.hpp"
+#include "iteration/sim_scratch.hpp"
 
 namespace vtrain {
 

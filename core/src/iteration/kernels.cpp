@@ -1,4 +1,4 @@
-#include "kernels.hpp"
+#include "iteration/kernels.hpp"
 
 #include <algorithm>
 #include <cmath>

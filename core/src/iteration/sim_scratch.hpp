@@ -6,9 +6,9 @@
 #include <cstddef>
 #include <vector>
 
-#include "comm.hpp"
-#include "kernels.hpp"
-#include "pipeline.hpp"
+#include "iteration/comm.hpp"
+#include "iteration/kernels.hpp"
+#include "iteration/pipeline.hpp"
 #include "vtrain/simulate.hpp"
 
 namespace vtrain {

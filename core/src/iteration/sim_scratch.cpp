@@ -1,4 +1,4 @@
-#include "sim_scratch.hpp"
+#include "iteration/sim_scratch.hpp"
 
 #include <utility>
 

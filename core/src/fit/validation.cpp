@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <map>
 
-#include "kernels.hpp"
+#include "iteration/kernels.hpp"
 #include "vtrain/model.hpp"
 #include "vtrain/profile.hpp"
 #include "vtrain/simulate.hpp"

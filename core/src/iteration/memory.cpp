@@ -1,4 +1,4 @@
-#include "memory.hpp"
+#include "iteration/memory.hpp"
 
 #include <algorithm>
 

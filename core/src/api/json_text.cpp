@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "json_reader.hpp"
+#include "common/json_reader.hpp"
 
 namespace vtrain {
 

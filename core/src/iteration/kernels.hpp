@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "comm.hpp"
+#include "iteration/comm.hpp"
 #include "vtrain/config.hpp"
 #include "vtrain/profile.hpp"
 

@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "json_reader.hpp"
-#include "memory.hpp"
-#include "sim_scratch.hpp"
+#include "common/json_reader.hpp"
+#include "iteration/memory.hpp"
+#include "iteration/sim_scratch.hpp"
 #include "vtrain/examples.hpp"
 #include "vtrain/model.hpp"
 #include "vtrain/simulate.hpp"

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "json_reader.hpp"
+#include "common/json_reader.hpp"
 #include "vtrain/model.hpp"
 #include "vtrain/profile.hpp"
 #include "vtrain/simulate.hpp"
