@@ -1,5 +1,6 @@
-// Every input of the page: its section in the config, key, label, kind and help.
+// Every input of the Plan inputs: its section in the config, key, label, kind and help.
 // The JSON pointer of a field is /section/key, which is how the simulator names it in errors.
+import { FIELD_CHOICES } from './choices.js';
 
 const yesNo = [
   ['false', 'no'],
@@ -32,10 +33,10 @@ export const FIELDS = [
   { section: 'model', key: 'ffn_hidden', label: 'FFN hidden size', kind: 'int' },
   { section: 'model', key: 'seq_len', label: 'Sequence length', kind: 'int', unit: 'tokens' },
   { section: 'model', key: 'vocab', label: 'Vocabulary', kind: 'int', unit: 'entries' },
-  { section: 'model', key: 'mlp', wide: true, label: 'MLP', kind: 'select', options: [['gelu', 'GeLU (2 GEMMs)'], ['swiglu', 'SwiGLU (gated, 3 GEMMs)']] },
+  { section: 'model', key: 'mlp', wide: true, label: 'MLP', kind: 'select', options: FIELD_CHOICES.mlp },
   { section: 'model', key: 'tied_embeddings', label: 'Tied embeddings', kind: 'bool', advanced: true },
-  { section: 'model', key: 'norm', wide: true, label: 'Normalization', kind: 'select', options: [['layernorm', 'LayerNorm'], ['rmsnorm', 'RMSNorm']], advanced: true },
-  { section: 'model', key: 'position', wide: true, label: 'Position embedding', kind: 'select', options: [['learned', 'learned'], ['rope', 'rotary (RoPE)'], ['alibi', 'ALiBi (bias on the scores)']], advanced: true },
+  { section: 'model', key: 'norm', wide: true, label: 'Normalization', kind: 'select', options: FIELD_CHOICES.norm, advanced: true },
+  { section: 'model', key: 'position', wide: true, label: 'Position embedding', kind: 'select', options: FIELD_CHOICES.position, advanced: true },
   { section: 'model', key: 'bias', label: 'Biases', kind: 'bool', advanced: true },
   { section: 'model', key: 'vocab_pad_multiple', wide: true, label: 'Vocabulary padding', kind: 'int', advanced: true, help: 'padded to a multiple of this × tp' },
 
@@ -51,15 +52,15 @@ export const FIELDS = [
   { section: 'plan', key: 'dp', label: 'Data parallel (dp)', kind: 'int' },
   { section: 'plan', key: 'micro_batch', label: 'Micro-batch', kind: 'int', unit: 'sequences' },
   { section: 'plan', key: 'global_batch', label: 'Global batch', kind: 'int', unit: 'sequences' },
-  { section: 'plan', key: 'recompute', wide: true, label: 'Recomputation', kind: 'select', options: [['none', 'none'], ['selective', 'selective'], ['full', 'full']] },
+  { section: 'plan', key: 'recompute', wide: true, label: 'Recomputation', kind: 'select', options: FIELD_CHOICES.recompute },
   { section: 'plan', key: 'virtual_stages', wide: true, label: 'Virtual stages', kind: 'int', help: '> 1: interleaved 1F1B' },
   { section: 'plan', key: 'sequence_parallel', label: 'Sequence parallel', kind: 'bool' },
-  { section: 'plan', key: 'zero_stage', wide: true, label: 'ZeRO stage', kind: 'select', options: [['0', '0 (replicated)'], ['1', '1 (sharded optimizer)']] },
+  { section: 'plan', key: 'zero_stage', wide: true, label: 'ZeRO stage', kind: 'select', options: FIELD_CHOICES.zero_stage },
   { section: 'plan', key: 'zero_all_reduce', label: 'ZeRO-1 all-reduces gradients', kind: 'bool', advanced: true, help: 'whole, not reduce-scattered (DeepSpeed\'s bf16 optimizer)' },
-  { section: 'plan', key: 'attention', wide: true, label: 'Attention', kind: 'select', options: [['flash', 'fused (flash)'], ['unfused', 'unfused']], advanced: true },
+  { section: 'plan', key: 'attention', wide: true, label: 'Attention', kind: 'select', options: FIELD_CHOICES.attention, advanced: true },
   { section: 'plan', key: 'dp_overlap', label: 'Overlap gradient reduction', kind: 'bool', advanced: true, help: 'with the last micro-batch\'s backward, in buckets of max(40 M, 1 M × dp) parameters (Megatron-Core\'s default)' },
-  { section: 'plan', key: 'precision', wide: true, label: 'Precision', kind: 'select', options: [['bf16', 'bf16'], ['fp16', 'fp16']], advanced: true },
-  { section: 'plan', key: 'placement', wide: true, label: 'Rank placement', kind: 'select', options: [['tp-dp-pp', 'tp, dp, pp'], ['tp-pp-dp', 'tp, pp, dp']], advanced: true, help: 'innermost first' },
+  { section: 'plan', key: 'precision', wide: true, label: 'Precision', kind: 'select', options: FIELD_CHOICES.precision, advanced: true },
+  { section: 'plan', key: 'placement', wide: true, label: 'Rank placement', kind: 'select', options: FIELD_CHOICES.placement, advanced: true, help: 'innermost first' },
   { section: 'plan', key: 'p2p_overlap', label: 'Overlap pipeline sends', kind: 'bool', advanced: true },
   { section: 'plan', key: 'tp_async_backward', label: 'Async TP backward', kind: 'bool', advanced: true, help: 'input-gradient collective beside the weight-gradient GEMM' },
   { section: 'plan', key: 'grad_accumulation_fusion', label: 'Fused grad accumulation', kind: 'bool', advanced: true, help: 'no: a separate pass adds each micro-batch\'s gradients (Megatron-LM 2021, DeepSpeed)' },
