@@ -1,6 +1,6 @@
-// Plotly charts of a result. Plotly is large, so it loads in its own chunk after the first result
-// is on screen; every function here waits for it.
-import * as fmt from './format.js';
+// What every chart of the page shares: Plotly, loaded once in its own chunk after the first result
+// is on screen (every function here waits for it), the page's font and legend, and log-axis ticks.
+// Each view's charts live beside the view (views/*-charts.js).
 
 let plotly = null;
 
@@ -15,40 +15,6 @@ export function loadPlotly() {
   return plotly;
 }
 
-// The parts of the iteration time, in the order they stack, with one colour each. Timeline kinds
-// reuse the colours of the part they belong to.
-export const PARTS = [
-  { key: 'forward', label: 'forward', color: '#4c78a8' },
-  { key: 'backward', label: 'backward', color: '#f58518' },
-  { key: 'recompute', label: 'recompute', color: '#b279a2' },
-  { key: 'tp_comm_exposed', label: 'TP comm', color: '#e45756' },
-  { key: 'pp_comm_exposed', label: 'PP comm', color: '#ff9da6' },
-  { key: 'dp_comm_exposed', label: 'DP comm', color: '#9d755d' },
-  { key: 'embedding_comm_exposed', label: 'embedding comm', color: '#72b7b2' },
-  { key: 'pipeline_bubble', label: 'pipeline bubble', color: '#c9c3bf' },
-  { key: 'optimizer', label: 'optimizer', color: '#54a24b' },
-  { key: 'host_overhead', label: 'host overhead', color: '#eeca3b' },
-];
-
-export const MEMORY_PARTS = [
-  { key: 'weights', label: 'weights', color: '#4c78a8' },
-  { key: 'gradients', label: 'gradients', color: '#f58518' },
-  { key: 'optimizer_states', label: 'optimizer states', color: '#54a24b' },
-  { key: 'activations', label: 'activations', color: '#b279a2' },
-  { key: 'buffers', label: 'buffers', color: '#c9c3bf' },
-];
-
-const KINDS = [
-  { key: 'forward', label: 'forward', color: '#4c78a8', comm: false },
-  { key: 'recompute', label: 'recompute', color: '#b279a2', comm: false },
-  { key: 'backward', label: 'backward', color: '#f58518', comm: false },
-  { key: 'optimizer', label: 'optimizer', color: '#54a24b', comm: false },
-  { key: 'pp_send', label: 'PP send', color: '#e45756', comm: true },
-  { key: 'dp_comm', label: 'DP gradient reduction', color: '#9d755d', comm: true },
-  { key: 'embedding_comm', label: 'embedding all-reduce', color: '#72b7b2', comm: true },
-];
-const IDLE_COLOR = '#e9ecf0';
-
 const FONT = { family: 'system-ui, -apple-system, Segoe UI, Roboto, Arial, sans-serif', size: 12, color: '#1c2430' };
 const PLOT_CONFIG = {
   displaylogo: false,
@@ -62,8 +28,10 @@ export const VIEW_LAYOUT = { font: FONT, paper_bgcolor: 'rgba(0,0,0,0)', plot_bg
 export const VIEW_LEGEND = { orientation: 'h', x: 0, y: 0, yref: 'container', yanchor: 'bottom' };
 export const VIEW_CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['select2d', 'lasso2d', 'autoScale2d'] };
 
-const BOTTOM_LEGEND = { orientation: 'h', x: 0, xanchor: 'left', y: 0, yref: 'container', yanchor: 'bottom', traceorder: 'normal', font: { size: 11 } };
-const SMALL_CONFIG = { displaylogo: false, responsive: true, displayModeBar: false };
+/** A bar chart's legend: one row under the plot, wrapping on a narrow chart. */
+export const BOTTOM_LEGEND = { orientation: 'h', x: 0, xanchor: 'left', y: 0, yref: 'container', yanchor: 'bottom', traceorder: 'normal', font: { size: 11 } };
+/** A small chart's: no mode bar. */
+export const SMALL_CONFIG = { displaylogo: false, responsive: true, displayModeBar: false };
 
 // Room under the plot for the tick labels and a legend of `items` entries, which wraps into more
 // rows on a narrow chart (an entry takes about `entryPx`, 150 px by default).
@@ -73,7 +41,8 @@ export function bottomRoom(el, items, entryPx = 150) {
   return 34 + Math.ceil(items / perRow) * 19;
 }
 
-function baseLayout(extra) {
+/** A layout in the page's font on a transparent background, with `extra` over it. */
+export function baseLayout(extra) {
   return {
     font: FONT,
     paper_bgcolor: 'rgba(0,0,0,0)',
@@ -89,7 +58,8 @@ function placeholder(el, text) {
   }
 }
 
-async function draw(el, traces, layout, config = PLOT_CONFIG) {
+/** Draws `traces` into `el` (a placeholder until Plotly has loaded); resolves to Plotly. */
+export async function draw(el, traces, layout, config = PLOT_CONFIG) {
   placeholder(el, 'Loading chart…');
   const Plotly = await loadPlotly();
   const p = el.querySelector('.placeholder');
@@ -98,235 +68,30 @@ async function draw(el, traces, layout, config = PLOT_CONFIG) {
   return Plotly;
 }
 
-/** Stacked bar of the busiest stage's time, parts summing to the iteration time. */
-export function drawBreakdown(el, result) {
-  const total = result.iteration_time_s;
-  const parts = PARTS.filter((p) => result.breakdown_s[p.key] > 0);
-  const room = bottomRoom(el, parts.length);
-  el.style.height = `${100 + room}px`;
-  const traces = parts.map((p) => {
-    const v = result.breakdown_s[p.key];
-    const share = v / total;
-    return {
-      type: 'bar',
-      orientation: 'h',
-      name: p.label,
-      x: [v],
-      y: [''],
-      marker: { color: p.color },
-      text: [share >= 0.07 ? fmt.percent(share, 0) : ''],
-      textposition: 'inside',
-      insidetextanchor: 'middle',
-      textfont: { color: '#fff' },
-      hovertemplate: `${p.label}: ${fmt.duration(v)} (${fmt.percent(share)})<extra></extra>`,
-    };
-  });
-  return draw(
-    el,
-    traces,
-    baseLayout({
-      barmode: 'stack',
-      margin: { l: 10, r: 14, t: 6, b: room },
-      xaxis: { range: [0, total * 1.001], ticksuffix: ' s', zeroline: false, fixedrange: true },
-      yaxis: { visible: false, fixedrange: true },
-      legend: BOTTOM_LEGEND,
-      bargap: 0.2,
-    }),
-    SMALL_CONFIG,
-  );
-}
-
-/** Stacked bar of the fullest stage's memory against the GPU's capacity. */
-export function drawMemory(el, result) {
-  const mem = result.memory_GiB;
-  const cap = result.memory_capacity_GiB;
-  const total = mem.total;
-  const shown = MEMORY_PARTS.filter((p) => mem[p.key] > 0);
-  const room = bottomRoom(el, shown.length);
-  el.style.height = `${116 + room}px`;
-  const traces = shown.map((p) => ({
-    type: 'bar',
-    orientation: 'h',
-    name: p.label,
-    x: [mem[p.key]],
-    y: [''],
-    marker: { color: p.color },
-    hovertemplate: `${p.label}: ${fmt.gib(mem[p.key])}<extra></extra>`,
-  }));
-  const over = total > cap;
-  const top = Math.max(total, cap) * 1.08;
-  return draw(
-    el,
-    traces,
-    baseLayout({
-      barmode: 'stack',
-      margin: { l: 10, r: 14, t: 22, b: room },
-      xaxis: { range: [0, top], ticksuffix: ' GiB', zeroline: false, fixedrange: true },
-      yaxis: { visible: false, fixedrange: true },
-      legend: BOTTOM_LEGEND,
-      bargap: 0.2,
-      shapes: [
-        {
-          type: 'line', x0: cap, x1: cap, y0: -0.02, y1: 1.02, yref: 'paper',
-          line: { color: over ? '#b42318' : '#1c2430', width: 2, dash: 'dash' },
-        },
-      ],
-      annotations: [
-        {
-          x: cap, y: 1.02, yref: 'paper', yanchor: 'bottom', xanchor: over ? 'left' : 'right', showarrow: false,
-          text: `capacity ${fmt.gib(cap)}`, font: { size: 11, color: over ? '#b42318' : '#1c2430' },
-        },
-      ],
-    }),
-    SMALL_CONFIG,
-  );
-}
-
-/**
- * Gantt chart of one iteration: a row per pipeline stage, a rectangle per block, coloured by kind;
- * the grey behind the blocks is time a stage waits (the pipeline bubble). Communication blocks are
- * thin bars in the lower half of the row, so overlapped transfers stay visible.
- *
- * A large pipeline has tens of thousands of blocks, so each kind is one filled path (rectangles
- * separated by gaps) rather than one SVG element per block, and the hover box is found here by
- * a binary search over the blocks of the row under the pointer.
- */
-export async function drawTimeline(el, result) {
-  const stages = result.timeline || [];
-  const total = result.iteration_time_s;
-  const rows = stages.map((st, s) => {
-    const order = st.start_s.map((_, i) => i).sort((a, b) => st.start_s[a] - st.start_s[b]);
-    return { st, s, order };
-  });
-  // One SVG path per kind: a subpath per block, in data coordinates, so zooming redraws it.
-  const num = (x) => (Math.round(x * 1e7) / 1e7).toString();
-  const rect = (x0, x1, y0, y1) => `M${num(x0)},${y0}H${num(x1)}V${y1}H${num(x0)}Z`;
-  const shape = (name, color, parts) => ({
-    type: 'path', xref: 'x', yref: 'y', layer: 'below', path: parts.join(''), fillcolor: color,
-    line: { width: 0 }, name,
-  });
-  const legend = [{ label: 'idle (bubble)', color: IDLE_COLOR }];
-  const shapes = [shape('idle (bubble)', IDLE_COLOR, stages.map((_, s) => rect(0, total, s - 0.4, s + 0.4)))];
-  for (const kind of KINDS) {
-    const parts = [];
-    for (let s = 0; s < stages.length; s++) {
-      const st = stages[s];
-      const y0 = kind.comm ? s + 0.08 : s - 0.4;
-      const y1 = s + 0.4;
-      for (let i = 0; i < st.kind.length; i++) {
-        if (st.kind[i] === kind.key) parts.push(rect(st.start_s[i], st.start_s[i] + st.duration_s[i], y0, y1));
+// Ticks at round multiples of the powers of ten inside [lo, hi] for a log axis: as many as
+// `room` labels fit (1, 2, 5; else 1, 3; else 1), or finer when the range is narrow.
+export function logTicks(lo, hi, label, room) {
+  if (!(lo > 0) || !(hi > 0)) return {};
+  const within = (steps) => {
+    const vals = [];
+    for (let e = Math.floor(Math.log10(lo)) - 1; e <= Math.ceil(Math.log10(hi)) + 1; e++) {
+      for (const m of steps) {
+        const v = Number((m * 10 ** e).toPrecision(6));
+        if (v >= lo / 1.15 && v <= hi * 1.15) vals.push(v);
       }
     }
-    if (parts.length) {
-      shapes.push(shape(kind.label, kind.color, parts));
-      legend.push(kind);
-    }
-  }
-  // Shapes need a trace to set the axes up; this one is invisible.
-  const traces = [{ type: 'scatter', mode: 'markers', x: [0, total], y: [0, Math.max(0, stages.length - 1)], marker: { opacity: 0 }, hoverinfo: 'skip', showlegend: false }];
-  // Empty bar traces give the legend square swatches.
-  for (const item of legend) {
-    traces.push({ type: 'bar', x: [null], y: [null], name: item.label, marker: { color: item.color }, hoverinfo: 'skip', showlegend: true });
-  }
-  const rowHeight = stages.length > 16 ? 14 : 30;
-  const room = bottomRoom(el, legend.length) - 12;
-  el.style.height = `${Math.max(150, Math.min(900, 40 + stages.length * rowHeight)) + room}px`;
-  await draw(
-    el,
-    traces,
-    baseLayout({
-      margin: { l: 70, r: 12, t: 30, b: room },
-      xaxis: { range: [0, total], ticksuffix: ' s', zeroline: false, showgrid: true },
-      yaxis: {
-        range: [stages.length - 0.5, -0.5], fixedrange: true, zeroline: false, showgrid: false,
-        tickvals: stages.map((_, s) => s), ticktext: stages.map((st) => `stage ${st.stage}`),
-        tickfont: { size: stages.length > 24 ? 9 : 12 },
-      },
-      legend: { ...BOTTOM_LEGEND, itemclick: false, itemdoubleclick: false },
-      dragmode: 'zoom',
-      hovermode: false,
-      shapes,
-    }),
-  );
-  el.ganttRows = rows;
-  el.ganttKinds = Object.fromEntries(KINDS.map((k) => [k.key, k.label]));
-  if (!el.dataset.hover) {
-    el.dataset.hover = '1';
-    el.addEventListener('mousemove', (e) => ganttHover(el, e));
-    el.addEventListener('mouseleave', () => ganttTip(el).classList.remove('show'));
-  }
+    return vals;
+  };
+  const options = [[1, 2, 5], [1, 3], [1]].map(within);
+  let vals = options.find((v) => v.length <= room && v.length >= 2);
+  if (!vals) vals = options[0].length < 3 ? within([1, 1.5, 2, 3, 4, 5, 6, 7, 8, 9]) : options[2];
+  return { tickvals: vals, ticktext: vals.map(label) };
 }
 
-function ganttTip(el) {
-  let tip = el.querySelector('.gantt-tip');
-  if (!tip) {
-    tip = document.createElement('div');
-    tip.className = 'gantt-tip';
-    tip.setAttribute('role', 'tooltip');
-    el.append(tip);
+// 6000000 -> "6M", 1500 -> "1.5k", 20 -> "20": tick labels without trailing zeros.
+export function tickNumber(v) {
+  for (const [scale, suffix] of [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'k']]) {
+    if (v >= scale) return `${Number((v / scale).toPrecision(3))}${suffix}`;
   }
-  return tip;
-}
-
-// The block under the pointer, from the axes' current ranges and the plot area's position.
-function ganttHover(el, e) {
-  const tip = ganttTip(el);
-  const area = el.querySelector('.nsewdrag');
-  const rows = el.ganttRows;
-  if (!area || !rows || !el.layout || !el.layout.xaxis.range) return tip.classList.remove('show');
-  const box = area.getBoundingClientRect();
-  const fx = (e.clientX - box.left) / box.width;
-  const fy = (e.clientY - box.top) / box.height;
-  if (fx < 0 || fx > 1 || fy < 0 || fy > 1) return tip.classList.remove('show');
-  const [x0, x1] = el.layout.xaxis.range.map(Number);
-  // A y range [a, b] puts a at the bottom; this axis is reversed, stage 0 on top.
-  const [ya, yb] = el.layout.yaxis.range.map(Number);
-  const t = x0 + fx * (x1 - x0);
-  const yv = ya + (1 - fy) * (yb - ya);
-  const s = Math.round(yv);
-  const row = rows[s];
-  if (!row || Math.abs(yv - s) > 0.4) return tip.classList.remove('show');
-  const { st, order } = row;
-  const slack = (2 * (x1 - x0)) / box.width; // 2 px, so thin blocks can be hovered
-  const lower = yv - s > 0.08; // the lower half also shows communication blocks
-  let lo = 0;
-  let hi = order.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (st.start_s[order[mid]] <= t + slack) lo = mid + 1;
-    else hi = mid;
-  }
-  let found = -1;
-  // Blocks that start before t and may still run at t; comm blocks win in the lower half.
-  for (let k = lo - 1; k >= 0 && k >= lo - 64; k--) {
-    const i = order[k];
-    const end = st.start_s[i] + st.duration_s[i];
-    if (end + slack < t) continue;
-    const comm = ['pp_send', 'dp_comm', 'embedding_comm'].includes(st.kind[i]);
-    if (comm && !lower) continue;
-    if (found < 0 || (comm && lower)) found = i;
-    if (comm && lower) break;
-  }
-  if (found < 0) {
-    tip.textContent = `stage ${st.stage} · idle at ${fmt.duration(t)}`;
-  } else {
-    const i = found;
-    const label = el.ganttKinds[st.kind[i]] || st.kind[i];
-    const mb = st.micro_batch[i] >= 0 ? ` · micro-batch ${st.micro_batch[i]}` : '';
-    const chunk = st.chunk[i] > 0 ? ` · chunk ${st.chunk[i]}` : '';
-    tip.textContent = `stage ${st.stage} · ${label}${mb}${chunk}\n${fmt.duration(st.start_s[i])} → ${fmt.duration(st.start_s[i] + st.duration_s[i])} (${fmt.duration(st.duration_s[i])})`;
-  }
-  const host = el.getBoundingClientRect();
-  const left = e.clientX - host.left + 14;
-  tip.style.left = `${Math.min(left, host.width - 260)}px`;
-  tip.style.top = `${e.clientY - host.top + 14}px`;
-  tip.classList.add('show');
-}
-
-/** Removes a chart (when its data is gone). */
-export async function clearChart(el) {
-  if (!plotly) return;
-  const Plotly = await plotly;
-  Plotly.purge(el);
-  el.innerHTML = '';
+  return String(Number(v.toPrecision(3)));
 }

@@ -73,10 +73,6 @@ export function gib(x) {
   return `${x < 10 ? x.toFixed(2) : x.toFixed(1)} GiB`;
 }
 
-export function tokensPerS(x) {
-  return finite(x) ? `${count(x)} tokens/s` : DASH;
-}
-
 /** Whole-number inputs shown back in a field: 1536, 300e9 stays readable. */
 export function fieldValue(x) {
   if (typeof x === 'boolean') return String(x);
@@ -87,15 +83,15 @@ export function fieldValue(x) {
   return String(x);
 }
 
-/**
- * Reads a number a person typed: "1536", "4.10", "300e9", "300B", "1.5T", "2,048".
- * Returns a number or null.
- */
 /** "1 GPU", "1,024 GPUs". */
 export function gpus(n) {
   return `${Number(n).toLocaleString('en-US')} GPU${n === 1 ? '' : 's'}`;
 }
 
+/**
+ * Reads a number a person typed: "1536", "4.10", "300e9", "300B", "1.5T", "2,048".
+ * Returns a number or null.
+ */
 export function parseNumber(text) {
   // "$4.10", "1,536", "2_000" and "10M" are numbers as people type them.
   const t = String(text).trim().replace(/,/g, '').replace(/_/g, '').replace(/^\$\s*/, '');
@@ -105,4 +101,44 @@ export function parseNumber(text) {
   const scale = { k: 1e3, m: 1e6, b: 1e9, g: 1e9, t: 1e12 }[(m[2] || '').toLowerCase()] || 1;
   const v = Number(m[1]) * scale;
   return Number.isFinite(v) ? v : null;
+}
+
+/** "tp 8 · pp 35 · dp 12 · mb 1 · full recompute"; `varying` limits it to the fields that differ. */
+export function planLabel(p, varying = null) {
+  const show = (k) => !varying || varying.has(k);
+  const parts = [`tp ${p.tp}`, `pp ${p.pp}`, `dp ${p.dp}`];
+  if (show('virtual_stages') && (p.virtual_stages > 1 || varying)) parts.push(`v ${p.virtual_stages}`);
+  if (show('micro_batch')) parts.push(`mb ${p.micro_batch}`);
+  if (show('recompute')) parts.push(p.recompute === 'none' ? 'no recompute' : `${p.recompute} recompute`);
+  if (show('sequence_parallel') && (p.sequence_parallel || varying)) parts.push(p.sequence_parallel ? 'SP' : 'no SP');
+  if (show('zero_stage') && (p.zero_stage || varying)) parts.push(`ZeRO-${p.zero_stage}`);
+  return parts.join(' · ');
+}
+
+/** CSV text, a line per row; a cell with a comma, quote or line break is quoted, a missing number is empty. */
+export function csv(rows) {
+  const cell = (v) => {
+    if (v == null || (typeof v === 'number' && !Number.isFinite(v))) return '';
+    const s = String(v);
+    return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  return `${rows.map((r) => r.map(cell).join(',')).join('\n')}\n`;
+}
+
+/** "vtrain-gpt3-175b-1024gpu-tp8-pp8-dp16": a download's name for the result of a simulate config. */
+export function fileStem(config) {
+  if (!config) return 'vtrain';
+  return `vtrain-${config.model.name}-${config.cluster.num_gpus}gpu-tp${config.plan.tp}-pp${config.plan.pp}-dp${config.plan.dp}`;
+}
+
+/** 20 -> "20", 0.5 -> "0.5", 12.345 -> "12.3": a budget or a ratio as it was given. */
+export function asGiven(x) {
+  return finite(x) ? String(Number(x.toPrecision(3))) : DASH;
+}
+
+/** "hidden 9,216 · 90 layers · 72 heads" (and the KV heads of grouped-query attention). */
+export function shapeText(m) {
+  if (!m) return DASH;
+  const kv = m.kv_heads && m.kv_heads < m.heads ? ` (${m.kv_heads} KV)` : '';
+  return `hidden ${m.hidden.toLocaleString('en-US')} · ${m.layers} layers · ${m.heads} heads${kv}`;
 }

@@ -1,6 +1,5 @@
 // What the views that run in the sweep worker share (Explore and Compute-optimal): the Run button,
-// progress bar, Cancel and status line of their runs, table rows that open a plan, and the CSV
-// of a download.
+// progress bar, Cancel and status line of their runs, and table rows that open a plan.
 
 const $ = (id) => document.getElementById(id);
 
@@ -79,10 +78,4 @@ export function openableRow(row, title, open) {
   row.addEventListener('keydown', (e) => {
     if (e.key === 'Enter') open();
   });
-}
-
-/** CSV text: a header line of `keys`, then a line per row of values; missing numbers are empty. */
-export function csvText(keys, rows) {
-  const cell = (v) => (v == null || (typeof v === 'number' && !Number.isFinite(v)) ? '' : String(v));
-  return `${[keys.join(','), ...rows.map((r) => r.map(cell).join(','))].join('\n')}\n`;
 }

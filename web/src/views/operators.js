@@ -1,9 +1,9 @@
 // The Plan view's operator table: each operator's GPU time for one micro-batch on one GPU, by
 // block (a transformer layer, the output head, the embedding), with a bar split into forward,
 // recomputation and backward, and the rate it ran at.
-import { h } from './form.js';
-import { PARTS } from './charts.js';
-import * as fmt from './format.js';
+import { h } from '../form.js';
+import * as fmt from '../format.js';
+import { PARTS } from './plan-charts.js';
 
 const color = (key) => PARTS.find((p) => p.key === key).color;
 const PHASES = [

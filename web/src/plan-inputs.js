@@ -1,0 +1,352 @@
+// The Plan inputs: model, cluster, parallel plan and training, the form that edits them on the
+// left, the example buttons above it, and their part of the page's link. The Plan view simulates
+// them; the Explore view sweeps their plans. Values stay the text the user typed; the simulator
+// checks them.
+//
+// Who changes the inputs hears of it through subscribe(): a change is
+//   {reason: 'edit', delay}   the user edited a field (simulate after `delay` ms)
+//   {reason: 'example', name} an example was loaded
+//   {reason: 'replaced'}      a whole config was put in (replace())
+// set() changes values silently, for a caller that simulates them itself.
+import { FIELDS, SECTIONS, MODEL_KEYS, FIELD_BY_KEY, fieldForPointer, fieldMessage } from './fields.js';
+import * as fmt from './format.js';
+import { h, fieldElement, markFieldErrors } from './form.js';
+
+// The example a link without inputs opens.
+const DEFAULT_EXAMPLE = 'gpt3-175b';
+
+/** A config value as the text of its field. */
+export function toText(v) {
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (typeof v === 'number') return fmt.fieldValue(v);
+  return v == null ? '' : String(v);
+}
+
+/** The field texts of a config with every field explicit. */
+function configValues(config) {
+  const values = {};
+  for (const f of FIELDS) {
+    const v = config[f.section][f.key];
+    values[f.key] = v === undefined ? '' : toText(v);
+  }
+  return values;
+}
+
+const positiveInt = (text) => {
+  const v = fmt.parseNumber(text ?? '');
+  return v != null && Number.isInteger(v) && v > 0 ? v : null;
+};
+
+/**
+ * The inputs, drawn into `fields` (the form's field container) with their errors in `errorBox`
+ * and the examples as buttons in `examples`; `catalog` is catalog.js's.
+ */
+export function createPlanInputs({ catalog, fields, errorBox, examples }) {
+  let preset = null; // model preset name, or null for a custom shape
+  let values = {}; // field key -> text as typed
+  let result = null; // the last result these inputs gave, as the Plan view shows it
+  const listeners = [];
+  const $ = (id) => document.getElementById(id);
+  const emit = (change) => {
+    for (const fn of listeners) fn(change);
+  };
+
+  function presetModel(name) {
+    const m = catalog.model(name);
+    if (!m) return null;
+    const shape = {};
+    for (const k of MODEL_KEYS) shape[k] = toText(m.model[k]);
+    return shape;
+  }
+
+  // The model preset the current shape equals, if any (after an edit, or for a custom link).
+  function matchPreset() {
+    const names = catalog.models.map((m) => m.name);
+    for (const name of preset ? [preset, ...names] : names) {
+      const shape = presetModel(name);
+      if (shape && MODEL_KEYS.every((k) => shape[k] === (values[k] ?? ''))) return name;
+    }
+    return null;
+  }
+
+  // ---------------------------------------------------------------- the form
+
+  function showValue(f) {
+    const input = $(f.id);
+    if (!input) return;
+    const v = values[f.key] ?? '';
+    if (f.kind === 'bool') input.checked = v === 'true';
+    else if (f.kind === 'select') {
+      if (v !== '' && ![...input.options].some((o) => o.value === v)) input.append(h('option', { value: v, text: v }));
+      input.value = v;
+    } else if (input.value !== v) input.value = v;
+  }
+
+  function showValues(more) {
+    Object.assign(values, more);
+    for (const f of FIELDS) showValue(f);
+    showPreset();
+    updatePlaceholders();
+  }
+
+  function showPreset() {
+    const sel = $('f-model-preset');
+    if (sel) sel.value = preset && catalog.model(preset) ? preset : 'custom';
+  }
+
+  function updatePlaceholders() {
+    const profile = catalog.profile(values.gpu);
+    const hw = profile ? profile.hardware : null;
+    const intra = $('f-cluster-intra_node_GBps');
+    const inter = $('f-cluster-inter_node_Gbps');
+    if (intra) intra.placeholder = hw ? `${hw.intra_node_GBps} (GPU default)` : '';
+    if (inter) inter.placeholder = hw ? `${hw.inter_node_Gbps} (GPU default)` : '';
+  }
+
+  function renderForm() {
+    fields.textContent = '';
+    for (const section of SECTIONS) {
+      const fs = h('fieldset', { id: `section-${section.id}` }, h('legend', { text: section.title }));
+      const grid = h('div', { class: 'grid' });
+      if (section.id === 'model') {
+        const sel = h('select', { id: 'f-model-preset', name: 'model' });
+        for (const m of catalog.models) sel.append(h('option', { value: m.name, text: m.description }));
+        sel.append(h('option', { value: 'custom', text: 'Custom shape' }));
+        grid.append(
+          h('div', { class: 'field select wide' }, h('label', { for: 'f-model-preset', text: 'Preset' }), h('div', { class: 'control' }, sel)),
+        );
+        sel.addEventListener('change', () => {
+          if (sel.value === 'custom') {
+            preset = null;
+          } else {
+            preset = sel.value;
+            showValues(presetModel(sel.value));
+          }
+          emit({ reason: 'edit', delay: 0 });
+        });
+      }
+      const inSection = FIELDS.filter((f) => f.section === section.id);
+      for (const f of inSection.filter((x) => !x.advanced)) grid.append(fieldElement(f));
+      fs.append(grid);
+      const advanced = inSection.filter((x) => x.advanced);
+      if (advanced.length) {
+        const more = h('div', { class: 'grid' });
+        for (const f of advanced) more.append(fieldElement(f));
+        fs.append(h('details', { class: 'more', id: `more-${section.id}` }, h('summary', { text: `More ${section.title.toLowerCase()} options` }), more));
+      }
+      fields.append(fs);
+    }
+    const gpu = $('f-cluster-gpu');
+    for (const p of catalog.profiles) gpu.append(h('option', { value: p.name, text: p.display_name || p.name }));
+    fields.addEventListener('input', onFieldEdit);
+    fields.addEventListener('change', onFieldEdit);
+  }
+
+  function onFieldEdit(event) {
+    const target = event.target;
+    const f = FIELD_BY_KEY.get(target.name);
+    if (!f || target.id !== f.id) return;
+    if (event.type === 'input' && (f.kind === 'select' || f.kind === 'bool')) return;
+    if (event.type === 'change' && f.kind !== 'select' && f.kind !== 'bool') return;
+    values[f.key] = f.kind === 'bool' ? String(target.checked) : target.value;
+    // GPUs = tp x pp x dp: a change to one side keeps the other in step.
+    if (['tp', 'pp', 'dp'].includes(f.key)) {
+      const [tp, pp, dp] = ['tp', 'pp', 'dp'].map((k) => positiveInt(values[k]));
+      if (tp && pp && dp) {
+        values.num_gpus = String(tp * pp * dp);
+        showValue(FIELD_BY_KEY.get('num_gpus'));
+      }
+    } else if (f.key === 'num_gpus') {
+      const [n, tp, pp] = ['num_gpus', 'tp', 'pp'].map((k) => positiveInt(values[k]));
+      if (n && tp && pp && n % (tp * pp) === 0) {
+        values.dp = String(n / (tp * pp));
+        showValue(FIELD_BY_KEY.get('dp'));
+      }
+    } else if (f.key === 'gpu') {
+      updatePlaceholders();
+    }
+    if (f.section === 'model') {
+      preset = matchPreset();
+      showPreset();
+    }
+    emit({ reason: 'edit', delay: f.kind === 'select' || f.kind === 'bool' ? 0 : 200 });
+  }
+
+  // ---------------------------------------------------------------- examples
+
+  function exampleLabel(ex) {
+    const m = catalog.model(typeof ex.config.model === 'string' ? ex.config.model : ex.config.model.name);
+    return `${m ? m.description : ex.name} · ${fmt.gpus(ex.config.cluster.num_gpus)}`;
+  }
+
+  function renderExamples() {
+    for (const ex of catalog.examples) {
+      examples.append(
+        h('button', {
+          type: 'button',
+          'data-example': ex.name,
+          title: ex.description,
+          'aria-pressed': 'false',
+          text: exampleLabel(ex),
+          onclick: () => loadExample(ex.name),
+        }),
+      );
+    }
+  }
+
+  function loadExample(name) {
+    const ex = catalog.example(name);
+    if (!ex) return;
+    preset = ex.config.model.name;
+    values = {};
+    showValues(configValues(ex.config));
+    emit({ reason: 'example', name });
+  }
+
+  // An example's button is pressed while the result shown is the example's.
+  function updateExamplesPressed() {
+    for (const b of examples.querySelectorAll('button')) {
+      const ex = catalog.example(b.dataset.example);
+      const want = configValues(ex.config);
+      const same = preset === ex.config.model.name && FIELDS.every((f) => (want[f.key] ?? '') === (values[f.key] ?? ''));
+      b.setAttribute('aria-pressed', String(same));
+    }
+  }
+
+  renderForm();
+  renderExamples();
+
+  return {
+    /** Field key -> text as typed. */
+    get values() {
+      return values;
+    },
+    /** The model preset the shape is, or null for a custom shape. */
+    get preset() {
+      return preset;
+    },
+    /** The last result these inputs gave, once the Plan view has shown it (null before). */
+    get result() {
+      return result;
+    },
+    /** Subscribes `fn(change)` to the changes listed at the top of this file. */
+    subscribe(fn) {
+      listeners.push(fn);
+    },
+
+    /** The config the simulator gets, or the fields that are not numbers yet: {config, errors}. */
+    config() {
+      const config = { model: {}, cluster: {}, plan: {}, training: {} };
+      const errors = [];
+      for (const f of FIELDS) {
+        const raw = String(values[f.key] ?? '').trim();
+        const out = config[f.section];
+        if (f.kind === 'bool') {
+          out[f.key] = raw === 'true';
+          continue;
+        }
+        if (f.kind === 'select') {
+          out[f.key] = f.key === 'zero_stage' ? Number(raw) : raw;
+          continue;
+        }
+        if (raw === '') {
+          if (!f.optional) errors.push({ code: 'missing', pointer: f.pointer, message: `${f.pointer}: enter a value` });
+          continue;
+        }
+        const v = fmt.parseNumber(raw);
+        if (v == null) errors.push({ code: 'type', pointer: f.pointer, message: `${f.pointer}: enter a number` });
+        else if (f.kind === 'int' && !Number.isInteger(v)) errors.push({ code: 'type', pointer: f.pointer, message: `${f.pointer}: enter a whole number` });
+        else out[f.key] = v;
+      }
+      config.model.name = preset || 'custom';
+      return { config, errors };
+    },
+
+    /** Shows `errors` ([{pointer, message}]) beside their fields, the rest above the form. */
+    showErrors(errors) {
+      return markFieldErrors({
+        fields: FIELDS,
+        errors,
+        lookup: fieldForPointer,
+        message: (e, f) => fieldMessage(e.message, f ? (f.pointer === e.pointer ? e.pointer : null) : e.pointer),
+        box: errorBox,
+      });
+    },
+
+    /** Sets some fields (text by key) without telling anyone: the caller simulates them. */
+    set(more) {
+      showValues(more);
+    },
+
+    /** Puts in a whole config (every field explicit), its preset found from the shape. */
+    replace(config) {
+      preset = null;
+      values = configValues(config);
+      preset = matchPreset();
+      showValues({});
+      emit({ reason: 'replaced' });
+    },
+
+    /** Loads the example called `name`. */
+    loadExample,
+
+    /** The Plan view shows `r`, the result of these inputs. */
+    setResult(r) {
+      result = r;
+      updateExamplesPressed();
+    },
+
+    /** The inputs for a link: [key, text] pairs; the model's shape only where it differs from the preset. */
+    state() {
+      const shape = preset ? presetModel(preset) : null;
+      const out = [['model', preset || 'custom']];
+      for (const f of FIELDS) {
+        const v = values[f.key];
+        if (v == null || v === '') continue;
+        if (f.section === 'model' && shape && MODEL_KEYS.includes(f.key) && shape[f.key] === v) continue;
+        out.push([f.key, v]);
+      }
+      return out;
+    },
+
+    /**
+     * The inputs a link names (URLSearchParams), over the default example; returns the [key, value]
+     * pairs it did not know.
+     */
+    applyState(query) {
+      const ignored = [];
+      const base = catalog.example(DEFAULT_EXAMPLE) || catalog.examples[0];
+      const named = {};
+      for (const f of FIELDS) if (query.has(f.key)) named[f.key] = query.get(f.key);
+      const model = query.get('model') || null;
+      preset = base.config.model.name;
+      values = configValues(base.config);
+      if (query.has('model') || Object.keys(named).length > 0) {
+        // A link that names a model with an example starts from that example, not from GPT-3's plan.
+        const own = catalog.examples.find((e) => e.config.model.name === model);
+        if (own) values = configValues(own.config);
+        if (model && model !== 'custom') {
+          preset = model;
+          const shape = presetModel(model);
+          if (shape) Object.assign(values, shape);
+          else {
+            ignored.push(['model', model]);
+            preset = null;
+          }
+        } else {
+          preset = null;
+        }
+        Object.assign(values, named);
+        // A hand-written link that sets a parallel degree but not the GPU count gets the product,
+        // as editing the degree in the form does.
+        const degrees = ['tp', 'pp', 'dp'].map((k) => fmt.parseNumber(values[k] ?? ''));
+        if (named.num_gpus == null && ['tp', 'pp', 'dp'].some((k) => named[k] != null) && degrees.every((d) => Number.isInteger(d) && d > 0)) {
+          values.num_gpus = String(degrees[0] * degrees[1] * degrees[2]);
+        }
+        if (preset && !MODEL_KEYS.every((k) => presetModel(preset)[k] === values[k])) preset = matchPreset();
+      }
+      showValues({});
+      return ignored;
+    },
+  };
+}

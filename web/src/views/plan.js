@@ -1,0 +1,345 @@
+// The Plan view: simulates the Plan inputs as they are edited and shows the answer: iteration
+// time, training time, cost, MFU, throughput and memory, the simulator's warnings and accuracy
+// record, where the time and memory go, the timeline of one iteration and every operator's time.
+// In an embedded page (?embed=1) it fills the card instead.
+import * as fmt from '../format.js';
+import { h, errorList } from '../form.js';
+import { toText } from '../plan-inputs.js';
+import { renderOperators } from './operators.js';
+import { renderCard, cardStatus } from './plan-card.js';
+import { PARTS, drawBreakdown, drawMemory, drawTimeline } from './plan-charts.js';
+
+const $ = (id) => document.getElementById(id);
+/** A sentence of the simulator's (lower-case first word) as the page shows it. */
+const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
+const markup = `
+  <p id="status" class="status" aria-live="polite"></p>
+  <p id="headline" class="headline"></p>
+  <div class="kpis" id="kpis">
+    <div class="kpi"><span class="kpi-label">Iteration time</span><output id="kpi-iteration" class="kpi-value">—</output><span class="kpi-sub" id="kpi-iteration-sub"></span></div>
+    <div class="kpi"><span class="kpi-label">Training time</span><output id="kpi-days" class="kpi-value">—</output><span class="kpi-sub" id="kpi-days-sub"></span></div>
+    <div class="kpi"><span class="kpi-label">Cost</span><output id="kpi-cost" class="kpi-value">—</output><span class="kpi-sub" id="kpi-cost-sub"></span></div>
+    <div class="kpi"><span class="kpi-label">MFU</span><output id="kpi-mfu" class="kpi-value">—</output><span class="kpi-sub" id="kpi-mfu-sub"></span></div>
+    <div class="kpi"><span class="kpi-label">Tokens/s</span><output id="kpi-tps" class="kpi-value">—</output><span class="kpi-sub" id="kpi-tps-sub"></span></div>
+    <div class="kpi"><span class="kpi-label">Memory per GPU</span><output id="kpi-mem" class="kpi-value">—</output><span class="kpi-sub" id="kpi-mem-sub"></span></div>
+  </div>
+  <p id="accuracy" class="accuracy-note" hidden></p>
+  <ul id="warnings" class="warnings" hidden></ul>
+  <div class="charts">
+    <figure class="chart-card">
+      <figcaption>Where the iteration time goes <span class="caption-note" id="breakdown-note"></span></figcaption>
+      <div id="chart-breakdown" class="chart chart-short" role="img" aria-label="Time breakdown of one iteration"></div>
+    </figure>
+    <figure class="chart-card">
+      <figcaption>Memory per GPU <span class="caption-note" id="memory-note"></span></figcaption>
+      <div id="chart-memory" class="chart chart-short" role="img" aria-label="Memory per GPU against its capacity"></div>
+    </figure>
+    <figure class="chart-card chart-wide">
+      <figcaption>One iteration, stage by stage <span class="caption-note">drag to zoom, double-click to reset</span></figcaption>
+      <div id="chart-timeline" class="chart chart-tall" role="img" aria-label="Timeline of one iteration per pipeline stage"></div>
+    </figure>
+    <figure class="chart-card chart-wide" id="ops-figure" hidden>
+      <figcaption>Operator by operator <span class="caption-note" id="ops-note"></span></figcaption>
+      <div class="ops-wrap"><table class="ops" id="ops-table"></table></div>
+    </figure>
+  </div>`;
+
+/** "tp 8 · pp 8 · dp 16 · micro-batch 1 · global batch 1,536 · recompute full": the plan in words. */
+function planText(c) {
+  const p = c.plan;
+  const parts = [`tp ${p.tp}`, `pp ${p.pp}`, `dp ${p.dp}`];
+  if (p.virtual_stages > 1) parts.push(`${p.virtual_stages} virtual stages`);
+  parts.push(`micro-batch ${p.micro_batch}`, `global batch ${p.global_batch.toLocaleString('en-US')}`, `recompute ${p.recompute}`);
+  if (p.sequence_parallel) parts.push('sequence parallel');
+  if (p.zero_stage) parts.push(`ZeRO-${p.zero_stage}`);
+  return parts.join(' · ');
+}
+
+// What the profile's record says about runs like this plan: the calibration runs of its kind, or,
+// beyond their GPU counts, the published runs that no fit saw.
+function accuracyNote(r) {
+  const acc = r.accuracy;
+  if (!acc) return '';
+  const off = (a) => fmt.percent(a.mape_percent / 100);
+  const range = ([lo, hi]) => (lo === hi ? lo.toLocaleString('en-US') : `${lo.toLocaleString('en-US')} to ${hi.toLocaleString('en-US')}`);
+  const span = (a) => {
+    const parts = [a.gpus ? `${range(a.gpus)} GPUs` : '', a.hidden ? `hidden ${range(a.hidden)}` : ''].filter(Boolean);
+    return parts.length ? ` (${parts.join(', ')})` : '';
+  };
+  if (acc.set === 'published') {
+    const also = (r.accuracy_also || [])
+      .map((a) => ` On ${a.measured_runs} published ${a.framework} runs${span(a)}, by ${off(a)}.`)
+      .join('');
+    return `This plan is larger than the calibration runs. On ${acc.measured_runs} published ${acc.framework} runs${span(acc)}, which no fit saw, this profile's iteration times were off by ${off(acc)} on average.${also}`;
+  }
+  const kind = acc.set === 'single-node' ? 'runs on one node' : 'runs across nodes';
+  return `On ${acc.measured_runs} measured ${kind}${span(acc)}, this profile's iteration times were off by ${off(acc)} on average (${acc.held_out ? 'each predicted by a fit that had not seen it' : 'the runs it was fitted to'}).`;
+}
+
+/** The download of a result: a row per quantity with its unit. */
+function planCsv(r) {
+  const rows = [['quantity', 'value', 'unit']];
+  const add = (q, v, u) => {
+    if (typeof v === 'number' && Number.isFinite(v)) rows.push([q, v, u]);
+  };
+  add('iteration_time', r.iteration_time_s, 's');
+  for (const p of PARTS) add(`breakdown.${p.key}`, r.breakdown_s[p.key], 's');
+  add('training_days', r.training_days, 'days');
+  add('cost', r.cost_usd, 'USD');
+  if (r.training) {
+    add('iterations', r.training.iterations, 'count');
+    add('gpu_hours', r.training.gpu_hours, 'GPU-hours');
+    add('energy', r.training.energy_MWh, 'MWh');
+  }
+  add('mfu', r.mfu, 'fraction');
+  add('hfu', r.hfu, 'fraction');
+  add('tokens_per_s', r.tokens_per_s, 'tokens/s');
+  add('tflops_per_gpu', r.tflops_per_gpu, 'TFLOP/s');
+  for (const [k, v] of Object.entries(r.memory_GiB)) add(`memory.${k}`, v, 'GiB');
+  add('memory_capacity', r.memory_capacity_GiB, 'GiB');
+  for (const o of r.operators || []) {
+    for (const phase of ['forward', 'recompute', 'backward']) add(`operators.${o.block}.${o.name}.${phase}`, o[`${phase}_s`], 's');
+  }
+  rows.push(['fits_in_memory', r.fits_in_memory, '']);
+  return fmt.csv(rows);
+}
+
+function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, changed, toast, link }) {
+  let shown = false;
+  let seq = 0; // increases with every simulation request; older replies are dropped
+  let result = null; // the last good result (without its timeline)
+  let timeline = null; // the same run with its timeline, once fetched
+  let timelineDrawn = 0;
+  let coreErrors = []; // the simulator's errors for the last inputs it saw
+  let timer = 0;
+  const results = document.getElementById('results');
+
+  const modelName = (r) => catalog.model(r.config.model.name)?.description || 'Custom model';
+
+  function schedule(delay) {
+    clearTimeout(timer);
+    timer = setTimeout(() => simulateNow(), delay);
+  }
+
+  async function simulateNow() {
+    clearTimeout(timer);
+    const mine = ++seq;
+    changed();
+    const { config, errors } = inputs.config();
+    if (errors.length) {
+      // The simulator's last word on the other fields still holds until they can be checked again.
+      const typed = new Set(errors.map((e) => e.pointer));
+      inputs.showErrors([...errors, ...coreErrors.filter((e) => !typed.has(e.pointer))]);
+      showStale(true);
+      return false;
+    }
+    try {
+      const r = await vtrain.simulate({ ...config, output: { timeline: false, operators: !embed } });
+      if (mine !== seq) return false;
+      coreErrors = [];
+      inputs.showErrors([]);
+      result = r;
+      timeline = null;
+      renderResult(r, mine);
+      fetchTimeline(mine, config);
+      return true;
+    } catch (e) {
+      if (mine !== seq || e.code === 'cancelled') return false;
+      coreErrors = errorList(e);
+      inputs.showErrors(coreErrors);
+      showStale(true);
+      return false;
+    }
+  }
+
+  async function fetchTimeline(mine, config) {
+    if (embed) return;
+    try {
+      // The timeline can be megabytes; it is computed beside, not before, the next quick result.
+      const full = await vtrain.simulate({ ...config, output: { timeline: true, operators: true } }, { priority: 'low' });
+      if (mine !== seq) return;
+      timeline = full;
+      if (shown) drawTimelineNow(mine);
+    } catch (e) {
+      if (mine === seq && e.code !== 'cancelled') setChartMessage($('chart-timeline'), 'The timeline could not be computed.');
+    }
+  }
+
+  function setChartMessage(el, text) {
+    el.textContent = '';
+    el.append(h('div', { class: 'placeholder', text }));
+  }
+
+  function drawTimelineNow(mine) {
+    const el = $('chart-timeline');
+    const r = timeline;
+    if (!r || timelineDrawn === mine) return;
+    timelineDrawn = mine;
+    if (!r.timeline || r.timeline.length === 0) {
+      const omitted = r.warnings.find((w) => w.code === 'timeline_omitted');
+      setChartMessage(el, omitted ? capital(omitted.message) : 'No timeline for this run.');
+      return;
+    }
+    drawTimeline(el, r).then(() => {
+      if (mine === seq) document.body.dataset.timeline = String(mine);
+    });
+  }
+
+  // The small charts, when the view shows; body's data-charts then names the result they show.
+  function drawCharts(r, mine) {
+    const charts = shown ? [drawBreakdown($('chart-breakdown'), r), drawMemory($('chart-memory'), r)] : [];
+    Promise.all(charts).then(() => {
+      if (mine === seq) document.body.dataset.charts = String(mine);
+    });
+  }
+
+  function showStale(stale) {
+    results.classList.toggle('stale', stale && Boolean(result));
+    const status = $('status');
+    if (stale) {
+      status.textContent = result
+        ? 'Fix the marked inputs to update the result; the numbers below are from the last valid inputs.'
+        : 'Fix the marked inputs to see a result.';
+      status.classList.add('bad');
+      cardStatus('This link has invalid inputs.');
+    } else {
+      status.textContent = '';
+      status.classList.remove('bad');
+    }
+  }
+
+  // "26.44 s" shows as a large number and a smaller unit.
+  // `raw` (the unrounded number) is kept in data-value for anyone who reads the page.
+  function setKpi(id, value, sub, bad = false, raw = undefined) {
+    const out = $(id);
+    if (typeof raw === 'number' && Number.isFinite(raw)) out.dataset.value = String(raw);
+    else delete out.dataset.value;
+    const cut = value.indexOf(' ');
+    out.textContent = cut < 0 ? value : value.slice(0, cut);
+    if (cut >= 0) out.append(h('span', { class: 'kpi-unit', text: value.slice(cut + 1) }));
+    $(`${id}-sub`).textContent = sub || '';
+    out.closest('.kpi').classList.toggle('bad', bad);
+  }
+
+  function renderResult(r, mine) {
+    showStale(false);
+    const c = r.config;
+    const nodes = Math.ceil(c.cluster.num_gpus / c.cluster.gpus_per_node);
+    $('headline').textContent = '';
+    $('headline').append(
+      h('strong', { text: modelName(r) }),
+      ` (${fmt.count(r.parameters.total)} parameters) on ${c.cluster.num_gpus.toLocaleString('en-US')} × ${catalog.gpuName(c.cluster.gpu)}, ${nodes.toLocaleString('en-US')} node${nodes === 1 ? '' : 's'}`,
+      h('br'),
+      h('span', { class: 'plan', text: `${planText(c)} · ${r.micro_batches} micro-batches per iteration` }),
+    );
+    setKpi('kpi-iteration', fmt.duration(r.iteration_time_s), `${fmt.duration(r.breakdown_s.pipeline_bubble)} of it pipeline bubble`, false, r.iteration_time_s);
+    const t = r.training;
+    setKpi('kpi-days', t ? fmt.days(r.training_days) : fmt.DASH, t ? `${fmt.count(t.iterations)} iterations, ${fmt.count(t.tokens)} tokens` : 'set training tokens', false, r.training_days);
+    setKpi(
+      'kpi-cost',
+      r.cost_usd != null ? fmt.usd(r.cost_usd) : fmt.DASH,
+      t ? `${fmt.count(t.gpu_hours)} GPU-hours${r.cost_usd != null ? ` at ${fmt.usd(c.cluster.price_per_gpu_hour_usd)}` : ''}, ${fmt.sig(t.energy_MWh)} MWh` : 'set training tokens',
+      false,
+      r.cost_usd,
+    );
+    setKpi('kpi-mfu', fmt.percent(r.mfu), `HFU ${fmt.percent(r.hfu)}`, false, r.mfu);
+    setKpi('kpi-tps', fmt.count(r.tokens_per_s), `${fmt.sig(r.tflops_per_gpu)} TFLOP/s per GPU`, false, r.tokens_per_s);
+    setKpi(
+      'kpi-mem',
+      `${fmt.gib(r.memory_GiB.total)}`,
+      r.fits_in_memory ? `fits in ${fmt.gib(r.memory_capacity_GiB)}` : `over the ${fmt.gib(r.memory_capacity_GiB)} capacity`,
+      !r.fits_in_memory,
+    );
+    // The memory warning gets what to do about it.
+    const advice = '. More recomputation, ZeRO-1 or more pipeline stages lower it; Explore plans lists the plans that fit.';
+    const warnings = r.warnings
+      .filter((w) => w.code !== 'timeline_omitted')
+      .map((w) => capital(w.message) + (w.code === 'out_of_memory' ? advice : ''));
+    $('accuracy').textContent = accuracyNote(r);
+    $('accuracy').hidden = !r.accuracy;
+    const list = $('warnings');
+    list.textContent = '';
+    for (const w of warnings) list.append(h('li', { text: w }));
+    list.hidden = warnings.length === 0;
+    $('breakdown-note').textContent = `stage ${r.breakdown_stage}, the busiest`;
+    if (!embed) renderOperators($('ops-figure'), $('ops-table'), $('ops-note'), r);
+    $('memory-note').textContent = `stage ${r.memory_stage}, the fullest`;
+
+    const answer = r.training ? [fmt.days(r.training_days), r.cost_usd != null ? fmt.usd(r.cost_usd) : null] : [`${fmt.duration(r.iteration_time_s)} per iteration`];
+    document.title = `${modelName(r)} on ${fmt.gpus(c.cluster.num_gpus)}: ${answer.filter(Boolean).join(', ')} · vtrain`;
+    results.dataset.rendered = String(mine);
+    performance.mark('vtrain:result');
+    if (embed) {
+      renderCard(r, {
+        title: `${modelName(r)} on ${c.cluster.num_gpus.toLocaleString('en-US')} × ${catalog.gpuName(c.cluster.gpu)}`,
+        sub: planText(c),
+        link: link({ embed: false, view: 'plan' }),
+      });
+    }
+    inputs.setResult(r);
+
+    // Charts after the numbers have been painted.
+    if (!embed) {
+      setTimeout(() => {
+        if (mine === seq) drawCharts(r, mine);
+      }, 0);
+    }
+  }
+
+  // Edits are simulated once typing pauses; an example at once.
+  inputs.subscribe((change) => {
+    if (change.reason === 'edit') schedule(change.delay);
+    else if (change.reason === 'example') simulateNow();
+  });
+
+  return {
+    /** The first simulation of the inputs a link gave: the page is ready once it is shown. */
+    start: simulateNow,
+    show() {
+      shown = true;
+      if (!result) return;
+      // Charts drawn while hidden have no size: redraw now that the view shows.
+      drawCharts(result, seq);
+      timelineDrawn = 0;
+      drawTimelineNow(seq);
+    },
+    hide() {
+      shown = false;
+    },
+    /** The Plan view's link is the Plan inputs alone. */
+    state: () => [],
+    applyState: () => [],
+    /**
+     * Shows a plan another view found: {plan} (an explored plan's fields) or {config} (a whole
+     * simulate config, e.g. a compute-optimal answer's model and plan). Resolves to whether it ran.
+     */
+    async open({ plan, config }) {
+      if (config) {
+        let full;
+        try {
+          full = await vtrain.validateConfig(config);
+        } catch (e) {
+          toast(`This plan could not be opened: ${e.message || e}`);
+          return false;
+        }
+        inputs.replace(full);
+      } else {
+        const keys = ['tp', 'pp', 'dp', 'virtual_stages', 'micro_batch', 'recompute', 'sequence_parallel', 'zero_stage', 'num_gpus'];
+        const values = {};
+        for (const k of keys) if (plan[k] !== undefined) values[k] = toText(plan[k]);
+        inputs.set(values);
+      }
+      show('plan');
+      return simulateNow();
+    },
+    download(kind) {
+      if (!result) return 'No result to download yet';
+      if (kind === 'csv') return { name: `${fmt.fileStem(result.config)}.csv`, type: 'text/csv', text: planCsv(result) };
+      const body = { link: location.href, result: timeline || result };
+      return { name: `${fmt.fileStem(result.config)}.json`, type: 'application/json', text: JSON.stringify(body, null, 2) };
+    },
+  };
+}
+
+export default { id: 'plan', label: 'Plan', markup, create };
