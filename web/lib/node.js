@@ -1,22 +1,30 @@
 // vtrain in Node: the same calls as lib/vtrain.js, run in the calling thread (for tests and scripts).
 //
-//   import { loadVtrain } from './web/lib/node.js';
+//   import { loadVtrain } from 'vtrain/node';   (in the repository: './web/lib/node.js')
 //   const vtrain = await loadVtrain();
 //   const result = await vtrain.simulate({ model: 'gpt3-175b', plan: { tp: 8, pp: 8, dp: 16, global_batch: 1536 } });
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { callModule, unwrap, VtrainError } from './protocol.js';
 
 export { VtrainError };
 
-const defaultDir = fileURLToPath(new URL('../../build/wasm/', import.meta.url));
+// The module and its wasm file: the library's own (module.js), or those in `dir`.
+async function moduleFiles(dir) {
+  if (!dir) {
+    const { createModule, WASM_FILE } = await import('./module.js');
+    return { create: createModule, wasm: fileURLToPath(new URL(WASM_FILE, import.meta.url)) };
+  }
+  const { default: create } = await import(pathToFileURL(path.join(dir, 'vtrain.mjs')).href);
+  return { create, wasm: path.join(dir, 'vtrain.wasm') };
+}
 
-/** Loads build/wasm/vtrain.mjs (or `options.dir`) and returns {simulate, explore, ...}. */
+/** Loads the WebAssembly module (the library's, or vtrain.mjs in `options.dir`) and returns {simulate, explore, ...}. */
 export async function loadVtrain(options = {}) {
-  const dir = options.dir || defaultDir;
-  const { default: create } = await import(pathToFileURL(`${dir}/vtrain.mjs`).href);
+  const { create, wasm } = await moduleFiles(options.dir);
   // Node's fetch cannot read file URLs for this glue: hand it the bytes.
-  const mod = await create({ wasmBinary: await readFile(`${dir}/vtrain.wasm`) });
+  const mod = await create({ wasmBinary: await readFile(wasm) });
   const call = async (name, input, opts = {}) => {
     if (opts.signal && opts.signal.aborted) {
       throw new VtrainError([{ code: 'cancelled', pointer: '', message: 'the run was cancelled' }]);

@@ -1,6 +1,6 @@
 // vtrain in the browser: the simulator runs in Web Workers, so the page never blocks.
 //
-//   import { createVtrain } from './lib/vtrain.js';
+//   import { createVtrain } from 'vtrain';   (in the repository: './web/lib/vtrain.js')
 //   const vtrain = await createVtrain();
 //   const result = await vtrain.simulate({ model: 'gpt3-175b', plan: { tp: 8, pp: 8, dp: 16, global_batch: 1536 } });
 //   const sweep = await vtrain.explore(request, { onProgress: (f) => bar.value = f, signal });

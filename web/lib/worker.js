@@ -1,10 +1,10 @@
 // The Web Worker that owns one instance of the WebAssembly module.
 // Messages in:  {type: 'run', id, call, input}   (call: simulate, explore, optimal, validateConfig, ...)
 // Messages out: {type: 'progress', id, fraction} | {type: 'result', id, result} | {type: 'error', id, errors}
-import createVtrainModule from '../../build/wasm/vtrain.mjs';
+import { createModule } from './module.js';
 import { callModule, failure } from './protocol.js';
 
-const loading = createVtrainModule().then(
+const loading = createModule().then(
   (mod) => ({ mod }),
   (e) => ({ failed: failure('load_failed', `the WebAssembly module did not load: ${e && e.message ? e.message : e}`) }),
 );
