@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the web calculator into build/web, and the JavaScript library on its own into
-# build/web/lib, from web/ and the WebAssembly module in build/wasm (run scripts/build.sh first).
+# Builds the web calculator into build/web, the JavaScript library on its own into build/web/lib,
+# and the library's npm package into build/package (npm pack build/package makes its tarball),
+# from web/ and the WebAssembly module in build/wasm (run scripts/build.sh first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -f build/wasm/vtrain.mjs ]; then
@@ -9,4 +10,5 @@ if [ ! -f build/wasm/vtrain.mjs ]; then
 fi
 node_modules/.bin/vite build --config web/vite.config.js --logLevel warn
 node_modules/.bin/vite build --config web/vite.lib.config.js --logLevel warn
-echo "build-web: build/web (the page), build/web/lib (the library on its own)"
+node scripts/build-package.mjs >/dev/null
+echo "build-web: build/web (the page), build/web/lib (the library on its own), build/package (its npm package)"

@@ -1,0 +1,862 @@
+// The documents vtrain's calls take and return, as the WebAssembly module writes them (the same
+// as the command line's --json). Every number carries its unit in its name or its comment.
+// tests/js/package.test.mjs checks real results against these declarations, key by key.
+
+// ---------------------------------------------------------------- names
+
+/** The MLP block: GeLU (two GEMMs) or SwiGLU (gated, three GEMMs). */
+export type Mlp = 'gelu' | 'swiglu';
+export type Norm = 'layernorm' | 'rmsnorm';
+export type PositionEmbedding = 'learned' | 'rope' | 'alibi';
+/** Activation recomputation: none, the attention core only (selective), or whole layers (full). */
+export type Recompute = 'none' | 'selective' | 'full';
+/** Attention kernels: fused (flash) or unfused. */
+export type Attention = 'flash' | 'unfused';
+export type Precision = 'bf16' | 'fp16';
+/** Rank placement, innermost first: tensor, then data, then pipeline parallel (or pipeline before data). */
+export type Placement = 'tp-dp-pp' | 'tp-pp-dp';
+/** What "best" means in a sweep: cheapest, fastest, or cheapest within explore.deadline_days. */
+export type Objective = 'cost' | 'time' | 'deadline';
+/** A compute-optimal request's model family: GPT (GeLU, learned positions) or Llama (SwiGLU, RoPE, GQA). */
+export type Family = 'gpt' | 'llama';
+/** A timeline block's work. */
+export type BlockKind = 'forward' | 'recompute' | 'backward' | 'pp_send' | 'dp_comm' | 'embedding_comm' | 'optimizer';
+/** What a result notes about its config beyond the numbers. */
+export type WarningCode = 'uneven_stages' | 'no_effect' | 'tp_across_nodes' | 'out_of_memory' | 'timeline_omitted' | 'overlap_slower';
+
+// ---------------------------------------------------------------- errors
+
+/** One problem with an input: a stable code, the JSON pointer of the field ('' for the whole input) and a sentence. */
+export interface Diagnostic {
+  /** e.g. "divisibility", "range", "missing", "unknown_preset", "too_large", "cancelled", "internal". */
+  code: string;
+  /** The field, e.g. "/plan/tp". */
+  pointer: string;
+  /** For a reader, e.g. "/plan/tp: must divide /model/heads (96)". */
+  message: string;
+}
+
+// ---------------------------------------------------------------- simulate: the config
+
+/** A model's shape, every field explicit (as results and presets give it). */
+export interface Model {
+  /** Preset name, or "custom". */
+  name: string;
+  /** Transformer layers (count). */
+  layers: number;
+  /** Hidden size (elements). */
+  hidden: number;
+  /** Attention heads (count). */
+  heads: number;
+  /** Key-value heads (count); fewer than heads: grouped-query attention. */
+  kv_heads: number;
+  /** Sequence length (tokens). */
+  seq_len: number;
+  /** Vocabulary (entries). */
+  vocab: number;
+  /** MLP hidden size (elements). */
+  ffn_hidden: number;
+  mlp: Mlp;
+  /** Whether the output layer shares the embedding's weights. */
+  tied_embeddings: boolean;
+  norm: Norm;
+  position: PositionEmbedding;
+  /** Whether linear layers have biases. */
+  bias: boolean;
+  /** The vocabulary is padded to a multiple of this × tp (entries). */
+  vocab_pad_multiple: number;
+}
+
+/** A model as an input: a preset's fields over which the given ones apply, or a shape (layers, hidden, heads at least). */
+export interface ModelInput extends Partial<Model> {
+  /** Starts from this model preset (presets().models). */
+  preset?: string;
+}
+
+/** The cluster, as results give it. */
+export interface Cluster {
+  /** GPU profile name (profiles()), e.g. "a100-sxm4-80gb". */
+  gpu: string;
+  /** GPUs (count); equals tp × pp × dp. */
+  num_gpus: number;
+  /** GPUs per node (count). */
+  gpus_per_node: number;
+  /** Per GPU, per direction (GB/s); absent: the profile's. */
+  intra_node_GBps?: number;
+  /** Per node, all NICs (Gb/s); absent: the profile's. */
+  inter_node_Gbps?: number;
+  /** Price of one GPU-hour (USD); 0: no cost. */
+  price_per_gpu_hour_usd: number;
+}
+
+/** The parallel plan and the training options that change the iteration. */
+export interface Plan {
+  /** Tensor-parallel degree (GPUs). */
+  tp: number;
+  /** Pipeline-parallel degree (stages). */
+  pp: number;
+  /** Data-parallel degree (replicas). */
+  dp: number;
+  /** Sequences per micro-batch. */
+  micro_batch: number;
+  /** Sequences per iteration. */
+  global_batch: number;
+  recompute: Recompute;
+  /** Megatron's sequence parallelism beside tensor parallelism. */
+  sequence_parallel: boolean;
+  /** Model chunks per pipeline stage (count); > 1: interleaved 1F1B. */
+  virtual_stages: number;
+  /** 0: replicated optimizer states; 1: sharded across data-parallel ranks (ZeRO-1). */
+  zero_stage: 0 | 1;
+  /** ZeRO-1 all-reduces the gradients whole rather than reduce-scattering them. */
+  zero_all_reduce: boolean;
+  /** Overlaps the gradient reduction with the last micro-batch's backward. */
+  dp_overlap: boolean;
+  attention: Attention;
+  precision: Precision;
+  placement: Placement;
+  /** Overlaps pipeline sends with compute. */
+  p2p_overlap: boolean;
+  /** Fuses the weight-gradient accumulation into the GEMM. */
+  grad_accumulation_fusion: boolean;
+  /** Runs the tensor-parallel input-gradient collective beside the weight-gradient GEMM. */
+  tp_async_backward: boolean;
+  /** CUDA_LAUNCH_BLOCKING=1: the host waits for every kernel. */
+  launch_blocking: boolean;
+}
+
+export interface Training {
+  /** Tokens to train on (count); 0: the iteration time only. */
+  tokens: number;
+}
+
+/** What a result includes beyond the numbers. */
+export interface Output {
+  /** The timeline of one iteration (can be megabytes). */
+  timeline: boolean;
+  /** Each operator's time. */
+  operators: boolean;
+}
+
+/** A simulate config. Only model and plan are required; the rest have defaults. */
+export interface SimConfig {
+  description?: string;
+  /** A model preset's name, or a model object. */
+  model: string | ModelInput;
+  cluster?: Partial<Cluster>;
+  plan: Partial<Plan>;
+  training?: Partial<Training>;
+  output?: Partial<Output>;
+}
+
+/** A config with every field explicit: validateConfig()'s answer and a result's `config`. */
+export interface ResolvedConfig {
+  description?: string;
+  model: Model;
+  cluster: Cluster;
+  plan: Plan;
+  training: Training;
+  output: Output;
+}
+
+// ---------------------------------------------------------------- simulate: the result
+
+/** Where one iteration's time goes on one stage (s); the parts add up to its iteration time. */
+export interface Breakdown {
+  /** Forward passes (s). */
+  forward: number;
+  /** Backward passes (s). */
+  backward: number;
+  /** Recomputed forward passes (s). */
+  recompute: number;
+  /** Optimizer step (s). */
+  optimizer: number;
+  /** Waiting for other stages (s). */
+  pipeline_bubble: number;
+  /** Tensor-parallel collectives not hidden behind compute (s). */
+  tp_comm_exposed: number;
+  /** Pipeline sends not hidden (s). */
+  pp_comm_exposed: number;
+  /** Data-parallel gradient reduction not hidden (s). */
+  dp_comm_exposed: number;
+  /** Embedding all-reduce not hidden (s). */
+  embedding_comm_exposed: number;
+  /** The host launching kernels while the GPU waits (s). */
+  host_overhead: number;
+}
+
+/** Memory of one GPU (GiB); the parts add up to total. */
+export interface Memory {
+  /** Weights (GiB). */
+  weights: number;
+  /** Gradients (GiB). */
+  gradients: number;
+  /** Optimizer states (GiB). */
+  optimizer_states: number;
+  /** Activations kept for the backward pass (GiB). */
+  activations: number;
+  /** Communication and workspace buffers (GiB). */
+  buffers: number;
+  /** Their sum (GiB). */
+  total: number;
+}
+
+export interface Parameters {
+  /** All parameters (count). */
+  total: number;
+  /** One transformer layer's (count). */
+  per_layer: number;
+  /** The token embedding's (count). */
+  embedding: number;
+  /** The position embedding's (count). */
+  position: number;
+  /** The output layer's (count); 0 when tied to the embedding. */
+  output: number;
+}
+
+/** Times behind the totals. */
+export interface Details {
+  /** One layer's forward pass for one micro-batch (s). */
+  layer_forward_s: number;
+  /** One layer's backward pass for one micro-batch (s). */
+  layer_backward_s: number;
+  /** One layer's recomputation for one micro-batch (s). */
+  layer_recompute_s: number;
+  /** One pipeline send (s). */
+  p2p_send_s: number;
+  /** The data-parallel gradient reduction (s). */
+  dp_reduce_s: number;
+  /** The optimizer step (s). */
+  optimizer_step_s: number;
+  /** The embedding all-reduce (s). */
+  embedding_allreduce_s: number;
+  /** Nodes a tensor-parallel group spans (count). */
+  tp_nodes: number;
+  /** Nodes a data-parallel group spans (count). */
+  dp_nodes: number;
+  /** Layers on the fullest stage (count). */
+  layers_per_stage: number;
+}
+
+/** How far the profile's predictions fell from measured runs like this one. */
+export interface Accuracy {
+  /** Mean absolute error of the predicted iteration times (%). */
+  mape_percent: number;
+  /** Measured runs (count). */
+  measured_runs: number;
+  /** Whether each was predicted by a fit that had not seen it. */
+  held_out: boolean;
+  /** The runs: calibration runs on one node, across nodes, or published runs no fit saw. */
+  set: 'single-node' | 'multi-node' | 'published';
+  /** The training framework of published runs, e.g. "Megatron-LM". */
+  framework?: string;
+  /** The GPU counts the runs span: [least, most]. */
+  gpus?: [number, number];
+  /** The hidden sizes of their models: [least, most]. */
+  hidden?: [number, number];
+}
+
+export interface Warning {
+  code: WarningCode;
+  /** The field it is about, e.g. "/plan/pp". */
+  pointer: string;
+  /** A sentence, lower-case first word. */
+  message: string;
+}
+
+export interface TrainingTotals {
+  /** Tokens trained on (count). */
+  tokens: number;
+  /** Iterations (count). */
+  iterations: number;
+  /** GPU-hours (h). */
+  gpu_hours: number;
+  /** Energy at the GPUs' board power (MWh). */
+  energy_MWh: number;
+}
+
+/** One operator's GPU time for one micro-batch on one GPU. */
+export interface OperatorTime {
+  /** "layer" (each transformer layer), "head" (last stage) or "embedding" (first stage). */
+  block: 'layer' | 'head' | 'embedding';
+  name: string;
+  /** A GEMM, a fused attention kernel, a memory-bound kernel or a collective. */
+  kind: 'gemm' | 'attention' | 'memory' | 'collective';
+  /** Kernels it launches per micro-batch, all phases (count). */
+  kernels: number;
+  /** (s) */
+  forward_s: number;
+  /** (s) */
+  recompute_s: number;
+  /** (s) */
+  backward_s: number;
+  /** All three phases (s). */
+  total_s: number;
+  /** FLOPs its GEMM and attention kernels execute, all phases. */
+  work_flops: number;
+  /** Bytes its memory-bound kernels move, all phases. */
+  hbm_bytes: number;
+  /** Collective buffer bytes, all phases. */
+  comm_bytes: number;
+}
+
+/** One pipeline stage's blocks, a column per field (block i is kind[i], start_s[i], ...). */
+export interface TimelineStage {
+  /** The stage (index). */
+  stage: number;
+  kind: BlockKind[];
+  /** The micro-batch of each block; -1 where not per micro-batch. */
+  micro_batch: number[];
+  /** The model chunk (virtual stage) of each block (index). */
+  chunk: number[];
+  /** From the start of the iteration (s). */
+  start_s: number[];
+  /** (s) */
+  duration_s: number[];
+}
+
+/** simulate()'s answer. */
+export interface SimResult {
+  /** One training iteration (s). */
+  iteration_time_s: number;
+  /** The busiest stage's time, by part (s). */
+  breakdown_s: Breakdown;
+  /** The busiest stage (index). */
+  breakdown_stage: number;
+  /** Every stage's time, by part (s). */
+  breakdown_by_stage_s: Breakdown[];
+  /** Micro-batches per iteration per replica (count). */
+  micro_batches: number;
+  /** Model FLOPs utilization (fraction). */
+  mfu: number;
+  /** Hardware FLOPs utilization, recomputation included (fraction). */
+  hfu: number;
+  /** Tokens trained per second, all GPUs (tokens/s). */
+  tokens_per_s: number;
+  /** Model FLOPs per second per GPU (TFLOP/s). */
+  tflops_per_gpu: number;
+  /** (FLOP) */
+  model_flops_per_iteration: number;
+  /** Recomputation included (FLOP). */
+  hardware_flops_per_iteration: number;
+  parameters: Parameters;
+  /** The fullest stage's memory per GPU (GiB). */
+  memory_GiB: Memory;
+  /** The fullest stage (index). */
+  memory_stage: number;
+  /** Every stage's memory per GPU (GiB). */
+  memory_by_stage_GiB: Memory[];
+  /** The GPU's usable memory (GiB). */
+  memory_capacity_GiB: number;
+  fits_in_memory: boolean;
+  details: Details;
+  /** The config simulated, every field explicit, bandwidths resolved. */
+  config: ResolvedConfig;
+  warnings: Warning[];
+  /** The profile's record on runs like this one; absent where it records none. */
+  accuracy?: Accuracy;
+  /** Its record on other published runs. */
+  accuracy_also?: Accuracy[];
+  /** With training.tokens: the whole run. */
+  training?: TrainingTotals;
+  /** With training.tokens: the whole run (days). */
+  training_days?: number;
+  /** With training.tokens and a price: the whole run (USD). */
+  cost_usd?: number;
+  /** With output.operators. */
+  operators?: OperatorTime[];
+  /** With output.timeline, unless too large (a timeline_omitted warning says so). */
+  timeline?: TimelineStage[];
+}
+
+// ---------------------------------------------------------------- explore
+
+/** The plans to try; each list may be one value. Absent fields: every value that fits. */
+export interface ExploreOptions {
+  tp?: number | number[];
+  /** Whether a tensor-parallel group may span nodes. */
+  tp_across_nodes?: boolean;
+  pp?: number | number[];
+  virtual_stages?: number | number[];
+  dp?: number | number[];
+  micro_batch?: number | number[];
+  recompute?: Recompute | Recompute[];
+  sequence_parallel?: boolean | boolean[];
+  zero_stage?: number | number[];
+  objective?: Objective;
+  /** The most training days allowed, with the deadline objective (days). */
+  deadline_days?: number;
+  /** Whether plans that do not fit in memory are timed too. */
+  simulate_unfit?: boolean;
+  /** A larger space is refused with code "too_large" (count). */
+  max_plans?: number;
+  /** Bounds the pipeline simulation's work (blocks); 0: no bound. */
+  max_blocks?: number;
+}
+
+/** explore()'s request: a simulate config whose cluster.num_gpus is the most GPUs a plan may use, or a case over which it applies. */
+export interface ExploreRequest {
+  /** One of the simulator's sweep cases, e.g. "mt-nlg"; the other fields override it. */
+  case?: string;
+  description?: string;
+  model?: string | ModelInput;
+  cluster?: Partial<Cluster>;
+  /** Its global_batch is every plan's; tp, pp and dp, if given, are the baseline plan. */
+  plan?: Partial<Plan>;
+  training?: Partial<Training>;
+  output?: Partial<Output>;
+  explore?: ExploreOptions;
+}
+
+/** One plan of a sweep. The times and costs are null for a plan not timed. */
+export interface ExploredPlan {
+  tp: number;
+  pp: number;
+  dp: number;
+  virtual_stages: number;
+  micro_batch: number;
+  recompute: Recompute;
+  sequence_parallel: boolean;
+  zero_stage: number;
+  /** GPUs it uses (count). */
+  num_gpus: number;
+  /** (s) */
+  iteration_time_s: number | null;
+  /** (days) */
+  training_days: number | null;
+  /** (h) */
+  gpu_hours: number | null;
+  /** Null also without a price (USD). */
+  cost_usd: number | null;
+  /** Null also without the GPU's board power (MWh). */
+  energy_MWh: number | null;
+  /** (fraction) */
+  mfu: number | null;
+  /** The fullest stage's memory per GPU (GiB). */
+  memory_GiB: number;
+  fits_in_memory: boolean;
+  /** Whether it uses at most the GPUs allowed. */
+  within_gpu_limit: boolean;
+  /** Whether it was timed. */
+  simulated: boolean;
+  /** Whether it is on the time-cost frontier. */
+  pareto: boolean;
+}
+
+/** A plan picked out of a sweep, with its place in `plans`. */
+export interface IndexedPlan extends ExploredPlan {
+  /** Its index in the result's plans. */
+  index: number;
+}
+
+export interface ExploreQuestion {
+  /** The model's name. */
+  model: string;
+  /** (count) */
+  parameters: number;
+  /** (count) */
+  tokens: number;
+  /** (sequences) */
+  global_batch: number;
+  /** (tokens) */
+  seq_len: number;
+  gpu: string;
+  /** The most GPUs a plan may use (count). */
+  max_gpus: number;
+  /** (count) */
+  gpus_per_node: number;
+  /** (USD) */
+  price_per_gpu_hour_usd: number;
+  objective: Objective;
+  /** With the deadline objective (days). */
+  deadline_days: number | null;
+  /** The case swept, if any. */
+  case?: string;
+}
+
+export interface ExploreStats {
+  /** Plans in the space (count). */
+  plans: number;
+  /** Within the GPU limit (count). */
+  within_gpu_limit: number;
+  /** Fitting in memory (count). */
+  fit: number;
+  /** Timed (count). */
+  simulated: number;
+  /** Able to run: timed, fitting, within the limit (count). */
+  feasible: number;
+  /** Pipeline blocks simulated (count). */
+  pipeline_blocks: number;
+  /** Pipeline simulations run (count). */
+  pipelines_run: number;
+  /** Pipeline simulations reused from a plan of the same shape (count). */
+  pipelines_reused: number;
+  /** (count) */
+  threads: number;
+  /** The sweep's own time (s). */
+  seconds: number;
+}
+
+/** explore()'s answer. */
+export interface ExploreResult {
+  question: ExploreQuestion;
+  plans: ExploredPlan[];
+  /** The time-cost frontier, fastest first. */
+  pareto: IndexedPlan[];
+  best_time: IndexedPlan | null;
+  best_cost: IndexedPlan | null;
+  /** The best plan for the objective. */
+  best: IndexedPlan | null;
+  /** The request's own plan, if it gave one. */
+  baseline: IndexedPlan | null;
+  stats: ExploreStats;
+}
+
+// ---------------------------------------------------------------- optimal
+
+/** One of these, or days beside usd or gpu_hours as a deadline. */
+export interface Budget {
+  /** Days on the cluster (days); beside usd or gpu_hours, the deadline. */
+  days?: number;
+  /** GPU-days (days × GPUs). */
+  gpu_days?: number;
+  /** (USD) */
+  usd?: number;
+  /** (h) */
+  gpu_hours?: number;
+  /** FLOPs at the GPUs' peak (FLOP). */
+  flops?: number;
+}
+
+/** Loss and tokens from a published fit's loss at a fixed number of tokens per parameter. */
+export interface RatioRule {
+  /** (tokens per parameter) */
+  tokens_per_param: number;
+  /** The fit that gives the losses, e.g. "hoffmann2022". */
+  loss_fit?: string;
+}
+
+/** A fit L(N, D) = E + A/N^alpha + B/D^beta of your own. */
+export interface CustomFit {
+  E?: number;
+  A: number;
+  B: number;
+  alpha: number;
+  beta: number;
+}
+
+/** optimal()'s request. */
+export interface OptimalRequest {
+  /** One of presets().optimal; the other fields override it. */
+  preset?: string;
+  description?: string;
+  /** (tokens) */
+  seq_len?: number;
+  /** (sequences) */
+  global_batch?: number;
+  family?: Family;
+  budget?: Budget;
+  /** Its num_gpus is the most GPUs a plan may use. */
+  cluster?: Partial<Cluster>;
+  /** Options every candidate's plans share (not tp, pp, dp, micro_batch, global_batch, virtual_stages). */
+  plan?: Partial<Plan>;
+  /** A published fit by name ("hoffmann2022", "besiroglu2024"), a ratio rule or a fit of your own. */
+  scaling?: string | RatioRule | CustomFit;
+  candidates?: {
+    /** (count) */
+    min_params?: number;
+    /** (count) */
+    max_params?: number;
+  };
+  /** Restricts each candidate's sweep. */
+  explore?: {
+    tp?: number | number[];
+    micro_batch?: number | number[];
+    virtual_stages?: number | number[];
+    recompute?: Recompute | Recompute[];
+    tp_across_nodes?: boolean;
+  };
+}
+
+/** A candidate model, with its parameter count. */
+export interface CandidateModel extends Model {
+  /** (count) */
+  params: number;
+}
+
+/** One candidate size spending the whole budget; the plan fields are absent when no plan fits. */
+export interface Candidate {
+  model: CandidateModel;
+  /** (count) */
+  params: number;
+  /** Whether a plan of it fits on the GPUs. */
+  has_plan: boolean;
+  /** The tokens the budget buys at the GPUs' peak (count). */
+  tokens_flop_only: number;
+  loss_flop_only: number;
+  /** Its fastest plan (cheapest, for a money budget). */
+  plan?: ExploredPlan;
+  /** (s) */
+  iteration_time_s?: number;
+  /** (fraction) */
+  mfu?: number;
+  /** (count) */
+  num_gpus?: number;
+  /** (tokens/s) */
+  tokens_per_s?: number;
+  /** (FLOP) */
+  flops_per_token?: number;
+  /** (FLOP) */
+  recompute_flops_per_token?: number;
+  /** The tokens its plan trains within the budget (count). */
+  tokens_achievable?: number;
+  loss_achievable?: number;
+  /** (days) */
+  days_achievable?: number;
+  /** (USD) */
+  cost_achievable_usd?: number;
+  /** Training on the FLOP-only tokens at its plan's speed (days). */
+  days_flop_only?: number;
+  /** (USD) */
+  cost_flop_only_usd?: number;
+  /** With a ratio rule (count). */
+  tokens_at_ratio?: number;
+  /** With a ratio rule (days). */
+  days_at_ratio?: number;
+  /** With a ratio rule. */
+  within_budget_at_ratio?: boolean;
+}
+
+/** An answer: a candidate and what it trains on. */
+export interface Answer extends Candidate {
+  /** (count) */
+  tokens: number;
+  loss: number;
+  /** (days) */
+  training_days?: number;
+  /** (USD) */
+  cost_usd?: number;
+  /** (h) */
+  gpu_hours?: number;
+}
+
+/** The scaling law's answer, as if the GPUs ran at peak. */
+export interface FlopOnly {
+  /** (count) */
+  params: number;
+  /** (count) */
+  tokens: number;
+  loss: number;
+  /** The candidate size nearest to it, training the same FLOPs. */
+  nearest_candidate?: Answer;
+  /** At the nearest candidate's speed (days). */
+  training_days?: number;
+  /** (USD) */
+  cost_usd?: number;
+  /** (fraction) */
+  mfu?: number;
+}
+
+/** optimal()'s answer. */
+export interface OptimalResult {
+  budget: {
+    kind: 'time' | 'money' | 'flops';
+    /** (days) */
+    days: number;
+    /** (USD) */
+    usd: number;
+    /** With a money budget (h). */
+    gpu_hours: number | null;
+    /** (days) */
+    deadline_days: number | null;
+    /** (FLOP) */
+    flops: number;
+    /** The most GPUs (count). */
+    gpus: number;
+    gpu: string;
+  };
+  scaling: {
+    rule: 'fit' | 'tokens_per_param';
+    /** The fit's name, with rule "fit". */
+    fit?: string;
+    /** With rule "tokens_per_param". */
+    tokens_per_param?: number;
+    /** With rule "tokens_per_param". */
+    loss_fit?: string;
+    citation: string;
+    E: number;
+    A: number;
+    B: number;
+    alpha: number;
+    beta: number;
+  };
+  /** (tokens) */
+  seq_len: number;
+  /** (sequences) */
+  global_batch: number;
+  family: Family;
+  /** The sizing's own time (s). */
+  seconds: number;
+  /** (count) */
+  plans_simulated: number;
+  preset?: string;
+  description?: string;
+  flop_only: FlopOnly;
+  /** The best model the simulated plans train within the budget; null when none does. */
+  achievable: Answer | null;
+  /** Next best within the budget. */
+  alternatives: Answer[];
+  /** Every candidate size, smallest first. */
+  curve: Candidate[];
+}
+
+// ---------------------------------------------------------------- presets, profiles, version
+
+export interface ModelPreset {
+  name: string;
+  description: string;
+  /** Where its shape comes from. */
+  source: string;
+  /** The parameter count its authors published (count). */
+  published_params: number;
+  model: Model;
+}
+
+export interface Example {
+  name: string;
+  description: string;
+  config: SimConfig;
+}
+
+export interface OptimalPreset {
+  name: string;
+  request: OptimalRequest;
+}
+
+/** presets()'s answer. */
+export interface Presets {
+  models: ModelPreset[];
+  examples: Example[];
+  optimal: OptimalPreset[];
+}
+
+/** A GPU profile: the hardware and the fitted timings the simulator uses. */
+export interface Profile {
+  name: string;
+  display_name: string;
+  hardware: {
+    /** (TFLOP/s) */
+    peak_fp16_tflops: number;
+    /** (TFLOP/s) */
+    peak_fp32_tflops: number;
+    /** (GiB) */
+    hbm_GiB: number;
+    /** (GB/s) */
+    hbm_GBps: number;
+    /** (count) */
+    sm_count: number;
+    /** (W) */
+    board_power_W: number;
+    /** Per GPU, per direction (GB/s). */
+    intra_node_GBps: number;
+    /** Per node (Gb/s). */
+    inter_node_Gbps: number;
+    /** (count) */
+    gpus_per_node: number;
+  };
+  compute: {
+    /** (fraction) */
+    gemm_max_efficiency: number;
+    gemm_tiles: { m: number; n: number; efficiency: number }[];
+    /** (elements) */
+    gemm_k_half: number;
+    /** (fraction) */
+    attention_fwd_efficiency: number;
+    /** (fraction) */
+    attention_bwd_efficiency: number;
+    /** (fraction) */
+    memory_efficiency: number;
+    /** (µs) */
+    kernel_overhead_us: number;
+    /** (µs) */
+    host_issue_us: number;
+    /** (µs) */
+    host_issue_backward_us: number;
+    /** (µs) */
+    host_layer_us: number;
+    /** (µs) */
+    host_microbatch_us: number;
+    /** (ms) */
+    iteration_overhead_ms: number;
+    /** (bytes) */
+    optimizer_bytes_per_param: number;
+  };
+  communication: {
+    intra_node: { gpus: number; min_time_us: number; latency_us: number; busbw_GBps: number }[];
+    /** (µs) */
+    collective_sync_us: number;
+    /** (µs) */
+    inter_node_latency_us: number;
+    /** (µs) */
+    inter_node_base_latency_us: number;
+    /** (fraction) */
+    inter_node_efficiency: number;
+    /** (µs) */
+    p2p_latency_us: number;
+    /** (fraction) */
+    p2p_intra_efficiency: number;
+  };
+  memory: {
+    /** (GiB) */
+    runtime_reserved_GiB: number;
+  };
+  /** Measured kernel times: op "gemm", shape m × n × k, `batch` of them, time (µs). */
+  operator_table: { op: string; m: number; n: number; k: number; batch: number; time_us: number }[];
+  /** Where each number comes from. */
+  provenance: Record<string, unknown>;
+}
+
+/** version()'s answer. */
+export interface Version {
+  /** e.g. "0.1.0". */
+  version: string;
+}
+
+// ---------------------------------------------------------------- the calls
+
+export interface CallOptions {
+  /** Aborting it rejects the call with a VtrainError of code "cancelled". */
+  signal?: AbortSignal;
+}
+
+export interface SimulateOptions extends CallOptions {
+  /** "low": computed in a background worker, so it never delays other calls (browser only). */
+  priority?: 'low' | 'normal';
+}
+
+export interface ProgressOptions extends CallOptions {
+  /** Called with the fraction done, from 0 to 1. */
+  onProgress?: (fraction: number) => void;
+}
+
+/** The simulator. Every call takes and returns plain objects; a rejected input throws a VtrainError. */
+export interface Vtrain {
+  /** The simulator's version. */
+  readonly version: Version;
+  /** Simulates one config: iteration time, breakdown, memory, cost, timeline. */
+  simulate(config: SimConfig, options?: SimulateOptions): Promise<SimResult>;
+  /** Checks a config; resolves to it with every field explicit. */
+  validateConfig(config: SimConfig, options?: CallOptions): Promise<ResolvedConfig>;
+  /** Sweeps the plans of a config. */
+  explore(request: ExploreRequest, options?: ProgressOptions): Promise<ExploreResult>;
+  /** The compute-optimal model for a budget. */
+  optimal(request: OptimalRequest, options?: ProgressOptions): Promise<OptimalResult>;
+  /** Model presets, example configs and compute-optimal presets. */
+  presets(options?: CallOptions): Promise<Presets>;
+  /** The bundled GPU profiles. */
+  profiles(options?: CallOptions): Promise<Profile[]>;
+  /** Starts every worker now, so the first sweep does not wait for a module to load. */
+  warmUp(): Promise<void>;
+  /** Stops the workers; pending calls reject with code "cancelled". */
+  terminate(): void;
+}
