@@ -1,0 +1,30 @@
+// edf: each job gets the GPUs and plan it asked for, earliest deadline first among the waiting
+// jobs, never resized.
+
+#include "cluster/policies.hpp"
+
+#include <algorithm>
+
+namespace vtrain::detail {
+
+namespace {
+
+class EarliestDeadlineFirst : public SchedulingPolicy {
+ public:
+  bool admit(const ClusterState& state, int job) override { return runs_as_asked(state, job); }
+  void allocate(const ClusterState& state, std::vector<int>& gpus) override {
+    std::vector<int> order;
+    for (size_t i = 0; i < state.jobs.size(); ++i)
+      if (state.jobs[i].phase == JobPhase::waiting) order.push_back(static_cast<int>(i));
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      return state.jobs[a].spec->deadline_s < state.jobs[b].spec->deadline_s;
+    });
+    start_in_order(state, order, gpus);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<SchedulingPolicy> make_edf_policy() { return std::make_unique<EarliestDeadlineFirst>(); }
+
+}  // namespace vtrain::detail
