@@ -169,9 +169,14 @@ void read_job_object(const json& j, const std::string& pointer, const ClusterCon
     }
   }
   if (!model || errors.size() != first_error) return;
-  const int tp = plan_obj.value("tp", 1), pp = plan_obj.value("pp", 1);
+  auto degree = [&](const char* key) {
+    const auto it = plan_obj.find(key);
+    if (it == plan_obj.end()) return 1;
+    return it->is_number_integer() && it->get<long long>() > 0 && it->get<long long>() <= limits::tp ? it->get<int>() : 0;
+  };
+  const int tp = degree("tp"), pp = degree("pp");
   int dp = 1;
-  if (job.plan_given && plan_obj["tp"].is_number_integer() && plan_obj["pp"].is_number_integer() && tp > 0 && pp > 0) {
+  if (job.plan_given && tp > 0 && pp > 0) {
     if (job.gpus % (tp * pp) != 0) {
       r.fail("divisibility", r.at("gpus"),
              "must be a multiple of its plan's tp x pp (" + std::to_string(tp * pp) + "), got " +
