@@ -34,6 +34,12 @@ std::string percent(double f) {
   return buf;
 }
 
+std::string times(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2fx", x);
+  return buf;
+}
+
 std::string signed_percent(double f) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%+.1f%%", 100 * f);
@@ -72,13 +78,53 @@ void print_result(const ScheduleResult& r, bool show_time) {
   if (c.valid) {
     std::printf("\n%s against %s: deadlines met %s, average JCT %s, 95th-percentile JCT %s, makespan %s\n",
                 c.policy.c_str(), c.baseline.c_str(),
-                c.deadlines_met_x > 0 ? (format_number(c.deadlines_met_x, 3) + "x").c_str() : "n/a (none met)",
+                c.deadlines_met_x > 0 ? times(c.deadlines_met_x).c_str() : "n/a (none met)",
                 signed_percent(c.avg_jct_change).c_str(), signed_percent(c.p95_jct_change).c_str(),
                 signed_percent(c.makespan_change).c_str());
   }
   if (show_time)
     std::printf("wall time %.2f s (curves of %d job shapes: %.2f s, %lld plans simulated)\n", r.seconds,
                 r.curve_stats.shapes, r.curve_stats.seconds, r.curve_stats.plans_simulated);
+}
+
+// Each job shape's iteration time at powers of two GPUs and at the whole cluster: with the best
+// plan on at most that many, and with the job's own plan scaled by data parallelism.
+void print_curves(const ScheduleResult& r) {
+  const ScheduleRequest& q = r.request;
+  std::printf("%zu jobs", q.workload.jobs.size());
+  if (!q.workload.name.empty()) std::printf(" (%s)", q.workload.name.c_str());
+  std::printf(" on %d x %s: seconds per iteration, best plan / own plan scaled by data parallelism\n", q.cluster.num_gpus,
+              q.cluster.gpu.c_str());
+  std::printf("(own plan: tp x pp x dp on the GPUs the job asks for; - where no plan fits)\n\n");
+  const int width = 22;
+  std::printf("  %6s", "GPUs");
+  for (const JobCurves& c : r.curves) std::printf("%*s", width, c.model.name.c_str());
+  std::printf("\n  %6s", "");
+  for (const JobCurves& c : r.curves) {
+    const PlanConfig& p = c.fixed_plan;
+    const std::string own = std::to_string(p.tp) + "x" + std::to_string(p.pp) + "x" + std::to_string(p.dp) + ", mbs " +
+                            std::to_string(p.micro_batch);
+    std::printf("%*s", width, own.c_str());
+  }
+  std::printf("\n");
+  std::vector<int> counts;
+  for (int n = 1; n < q.cluster.num_gpus; n *= 2) counts.push_back(n);
+  counts.push_back(q.cluster.num_gpus);
+  auto time = [](const CurvePoint* p) {
+    char buf[32];
+    if (!p || !p->usable) return std::string("-");
+    std::snprintf(buf, sizeof buf, "%.2f", p->iteration_time_s);
+    return std::string(buf);
+  };
+  for (int n : counts) {
+    bool any = false;
+    for (const JobCurves& c : r.curves) any = any || (c.best.at(n) && c.best.at(n)->usable);
+    if (!any || !r.curves.front().best.at(n)) continue;
+    std::printf("  %6d", n);
+    for (const JobCurves& c : r.curves)
+      std::printf("%*s", width, (time(c.best.at(n)) + " / " + time(c.data_parallel.at(n))).c_str());
+    std::printf("\n");
+  }
 }
 
 // A request's workload {"file": PATH}: read here, relative to the request, as csv or jobs.
@@ -218,11 +264,12 @@ int run_schedule(const Args& args) {
       continue;
     }
     if (k > 0) std::printf("\n");
-    print_result(result.value(), args.has("time"));
+    if (args.has("curves")) print_curves(result.value());
+    else print_result(result.value(), args.has("time"));
   }
   if (args.has("json")) {
     std::printf("%s\n", (results.size() == 1 ? results[0] : json{{"runs", results}}).dump(1).c_str());
-  } else if (args.has("case")) {
+  } else if (args.has("case") && !args.has("curves")) {
     std::printf("\n%s\n", kPaperFigures);
   }
   return 0;

@@ -172,3 +172,22 @@ test('the module schedules as the native CLI does, reports progress, and stops w
   await assert.rejects(vtrain.schedule({ ...generated, policies: ['lifo'] }),
     (e) => e instanceof VtrainError && e.pointer === '/policies/0');
 });
+
+test('the README\'s comparison with the paper states what vtrain schedule --case vtrain-case2 prints', () => {
+  const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+  const r = run('schedule', '--case', 'vtrain-case2', '--json');
+  assert.equal(r.code, 0, r.err);
+  const runs = JSON.parse(r.out).runs;
+  assert.equal(runs.length, 2);
+  for (const result of runs) {
+    const n = result.workload.jobs.length;
+    const row = readme.split('\n').find((l) => l.startsWith(`| this tool: ${n} jobs |`));
+    assert.ok(row, `README row for ${n} jobs`);
+    const cells = row.split('|').map((c) => c.trim());
+    const c = result.comparison;
+    const pct = (f) => `${f >= 0 ? '+' : ''}${(100 * f).toFixed(1)}%`;
+    assert.equal(cells[2], `${c.deadlines_met_x.toFixed(2)}x`);
+    assert.equal(cells[3], pct(c.avg_jct_change));
+    assert.equal(cells[4], pct(c.makespan_change));
+  }
+});

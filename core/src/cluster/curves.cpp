@@ -279,8 +279,12 @@ Diagnostics resolve_curves(std::vector<JobSpec>& jobs, const ClusterConfig& clus
       continue;
     }
     if (!job.plan_given) {
-      // The best plan on the GPUs asked for: what a user tunes for them.
-      job.plan = own->plan;
+      // The best plan on the GPUs asked for, what a user tunes for them: one using them all where
+      // there is one (its dp is then the job's gpus / (tp x pp), as a workload file states it).
+      const SweptPlan* exact = nullptr;
+      for (const SweptPlan& p : sw.plans)
+        if (p.gpus == job.gpus && (!exact || p.iteration_time_s < exact->iteration_time_s)) exact = &p;
+      job.plan = exact ? exact->plan : own->plan;
     } else {
       bool found = false;
       for (const SweptPlan& p : sw.plans)
