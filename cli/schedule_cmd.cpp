@@ -260,7 +260,7 @@ int run_schedule(const Args& args) {
       return 1;
     }
     if (args.has("json")) {
-      results.push_back(to_json(result.value()));
+      results.push_back(json::parse(to_json_text(result.value())));
       continue;
     }
     if (k > 0) std::printf("\n");

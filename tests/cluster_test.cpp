@@ -268,7 +268,7 @@ TEST_CASE("cluster: the same seed gives the same workload and results, another s
   const ScheduleResult a = run_ok(busy_request(20, 11));
   const ScheduleResult b = run_ok(busy_request(20, 11));
   const ScheduleResult c = run_ok(busy_request(20, 12));
-  json ja = to_json(a), jb = to_json(b), jc = to_json(c);
+  json ja = json::parse(to_json_text(a)), jb = json::parse(to_json_text(b)), jc = json::parse(to_json_text(c));
   for (json* j : {&ja, &jb, &jc}) {
     j->erase("stats");
     for (auto& p : (*j)["policies"]) p.erase("seconds");
@@ -378,7 +378,7 @@ TEST_CASE("cluster: a CSV job list runs like the same jobs as JSON") {
                   {"gpus", 8}, {"tokens", 1e9}});
   const ScheduleResult from_csv = run_ok(json{{"cluster", small_cluster(64)}, {"workload", {{"csv", csv}}}});
   const ScheduleResult from_json = run_ok(json{{"cluster", small_cluster(64)}, {"workload", {{"jobs", jobs}}}});
-  json a = to_json(from_csv), b = to_json(from_json);
+  json a = json::parse(to_json_text(from_csv)), b = json::parse(to_json_text(from_json));
   for (json* j : {&a, &b}) {
     j->erase("stats");
     (*j)["workload"].erase("name");
@@ -472,9 +472,9 @@ TEST_CASE("cluster: a policy added by a user runs behind the same interface, and
     }
   };
   register_scheduling_policy({"test-one-at-a-time", "one job at a time on the whole cluster", CurveKind::best_plan,
-                              [] { return std::make_unique<OneAtATime>(); }});
+                              []() -> std::unique_ptr<SchedulingPolicy> { return std::make_unique<OneAtATime>(); }});
   register_scheduling_policy({"test-greedy", "every job on the whole cluster", CurveKind::best_plan,
-                              [] { return std::make_unique<Greedy>(); }});
+                              []() -> std::unique_ptr<SchedulingPolicy> { return std::make_unique<Greedy>(); }});
   json req = busy_request(8);
   req["policies"] = {"test-one-at-a-time"};
   const ScheduleResult r = run_ok(req);

@@ -246,7 +246,7 @@ Outcome<Workload> resolve_workload(const ScheduleRequest& request, const Schedul
 // deadline, batch_size, num_gpu, duration) mapped to LLM jobs, not yet resolved.
 Outcome<Workload> map_trace_csv(const std::string& csv_text, const TraceMapping& mapping, int num_gpus);
 
-nlohmann::json to_json(const ScheduleResult& r);
+std::string to_json_text(const ScheduleResult& r);  // the whole result as JSON text
 nlohmann::json to_json(const Workload& w);  // jobs as a workload file holds them
 nlohmann::json plan_json(const PlanConfig& p);
 

@@ -3,7 +3,6 @@
 // To add one: write a small unit with a class derived from SchedulingPolicy and add a line to
 // core/src/cluster/policy_registry.cpp (or call register_scheduling_policy at start-up).
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -58,7 +57,7 @@ struct PolicyInfo {
   std::string name;          // as requests name it, e.g. "elasticflow-vtrain"
   std::string description;   // one line
   CurveKind curve = CurveKind::data_parallel;  // the plans its jobs run at each count
-  std::function<std::unique_ptr<SchedulingPolicy>()> make;
+  std::unique_ptr<SchedulingPolicy> (*make)() = nullptr;  // a new instance for one run
 };
 
 // Every policy, in the order results show them.

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cluster/json_out.hpp"
 #include "vtrain/api.hpp"
 #include "vtrain/json_text.hpp"
 #include "vtrain/schedule.hpp"
@@ -13,9 +14,12 @@ namespace vtrain::api {
 namespace {
 
 std::string reply_errors(const Diagnostics& errors) {
-  nlohmann::json list = nlohmann::json::array();
-  for (const auto& d : errors) list.push_back({{"code", d.code}, {"pointer", d.pointer}, {"message", d.message}});
-  return nlohmann::json{{"ok", false}, {"errors", list}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  detail::JsonOut o;
+  o.begin_object().field("ok", false).key("errors").begin_array();
+  for (const auto& d : errors)
+    o.begin_object().field("code", d.code).field("pointer", d.pointer).field("message", d.message).end_object();
+  o.end_array().end_object();
+  return o.take();
 }
 
 }  // namespace
@@ -32,8 +36,7 @@ std::string schedule(std::string_view request_json, const std::function<bool(dou
     control.progress = progress;
     auto result = vtrain::schedule(request.value(), control);
     if (!result.ok()) return reply_errors(result.errors());
-    return nlohmann::json{{"ok", true}, {"result", to_json(result.value())}}.dump(
-        -1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return "{\"ok\":true,\"result\":" + to_json_text(result.value()) + "}";
   } catch (const std::exception& e) {
     return reply_errors({make_diagnostic("internal", "", std::string("the scheduler failed: ") + e.what())});
   }

@@ -1,7 +1,10 @@
 #include "cluster/csv.hpp"
 
 #include <cmath>
-#include <cstdlib>
+
+#include <nlohmann/json.hpp>
+
+#include "vtrain/json_text.hpp"
 
 namespace vtrain::detail {
 
@@ -79,12 +82,11 @@ CsvTable read_csv(const std::string& input) {
 }
 
 bool csv_number(const std::string& text, double& out) {
-  if (text.empty()) return false;
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (*end != '\0' || !std::isfinite(v)) return false;
-  out = v;
-  return true;
+  // JSON's number syntax, read by the JSON reader the module already holds.
+  nlohmann::json v;
+  if (text.empty() || !parse_json_text(text, v).empty() || !v.is_number()) return false;
+  out = v.get<double>();
+  return std::isfinite(out);
 }
 
 }  // namespace vtrain::detail

@@ -24,7 +24,7 @@ struct CsvTable {
 
 CsvTable read_csv(const std::string& text);
 
-// Reads a cell as a finite number; false when it is not one.
+// Reads a cell as a finite number in JSON's syntax (1, 2.5, 1e9); false when it is not one.
 bool csv_number(const std::string& text, double& out);
 
 }  // namespace vtrain::detail

@@ -1,8 +1,11 @@
 #include "cluster/curves.hpp"
 
+#include "cluster/order.hpp"
+#include "cluster/text.hpp"
+
 #include <algorithm>
 #include <chrono>
-#include <map>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <tuple>
@@ -30,6 +33,7 @@ const CurvePoint* ThroughputCurve::at(int gpus) const {
 
 namespace {
 
+using detail::text;
 using nlohmann::json;
 
 // A plan the explorer found to fit, with its time.
@@ -48,9 +52,15 @@ struct Sweep {
 
 // Sweeps are kept across calls: the page and the CLI ask for the same shapes again and again.
 std::mutex cache_mutex;
-std::map<std::string, std::shared_ptr<const Sweep>>& cache() {
-  static std::map<std::string, std::shared_ptr<const Sweep>> sweeps;
+std::vector<std::pair<std::string, std::shared_ptr<const Sweep>>>& cache() {
+  static std::vector<std::pair<std::string, std::shared_ptr<const Sweep>>> sweeps;
   return sweeps;
+}
+
+std::shared_ptr<const Sweep>* cached_sweep(const std::string& key) {
+  for (auto& [k, s] : cache())
+    if (k == key) return &s;
+  return nullptr;
 }
 constexpr size_t kMaxCachedSweeps = 256;
 
@@ -91,25 +101,22 @@ ExploreRequest sweep_request(const JobSpec& job, const ClusterConfig& cluster) {
 }
 
 std::string shape_key(const ExploreRequest& req) {
-  PlanConfig base = req.config.plan;
-  base.tp = base.pp = base.dp = base.micro_batch = 1;
-  base.recompute = Recompute::full;
-  const ExploreOptions& o = req.options;
-  json k{{"model", to_json(req.config.model)},
-         {"gpu", req.config.cluster.gpu},
-         {"gpus_per_node", req.config.cluster.gpus_per_node},
-         {"intra", req.config.cluster.intra_node_GBps},
-         {"inter", req.config.cluster.inter_node_Gbps},
-         {"plan", plan_json(base)},
-         {"global_batch", base.global_batch},
-         {"attention", to_string(base.attention)},
-         {"precision", to_string(base.precision)},
-         {"placement", to_string(base.placement)},
-         {"flags", {base.zero_all_reduce, base.dp_overlap, base.p2p_overlap, base.grad_accumulation_fusion,
-                    base.tp_async_backward, base.launch_blocking}},
-         {"pp", o.pp},
-         {"tp_across_nodes", o.tp_across_nodes}};
-  return k.dump();
+  const PlanConfig& p = req.config.plan;
+  const ClusterConfig& c = req.config.cluster;
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "|%d|%.17g|%.17g|%d|%d|%d|%d|%d%d%d%d%d%d|%s|%s|%s|%d|", c.gpus_per_node,
+                c.intra_node_GBps, c.inter_node_Gbps, p.global_batch, p.sequence_parallel, p.zero_stage,
+                p.virtual_stages, p.zero_all_reduce, p.dp_overlap, p.p2p_overlap, p.grad_accumulation_fusion,
+                p.tp_async_backward, p.launch_blocking, to_string(p.attention), to_string(p.precision),
+                to_string(p.placement), req.options.tp_across_nodes);
+  std::string key = c.gpu;
+  key += buf;
+  key += to_json(req.config.model).dump();
+  for (int pp : req.options.pp) {
+    key += ',';
+    key += std::to_string(pp);
+  }
+  return key;
 }
 
 Outcome<std::shared_ptr<const Sweep>> sweep(const ExploreRequest& req, int threads,
@@ -118,10 +125,10 @@ Outcome<std::shared_ptr<const Sweep>> sweep(const ExploreRequest& req, int threa
   const int max_gpus = req.config.cluster.num_gpus;
   {
     std::lock_guard<std::mutex> lock(cache_mutex);
-    auto it = cache().find(key);
-    if (it != cache().end() && it->second->max_gpus >= max_gpus) {
+    const std::shared_ptr<const Sweep>* hit = cached_sweep(key);
+    if (hit && (*hit)->max_gpus >= max_gpus) {
       cached = true;
-      return it->second;
+      return *hit;
     }
   }
   cached = false;
@@ -135,11 +142,18 @@ Outcome<std::shared_ptr<const Sweep>> sweep(const ExploreRequest& req, int threa
   s->simulated = r.value().stats.simulated;
   for (const PlanEstimate& e : r.value().plans)
     if (e.feasible()) s->plans.push_back({e.plan, e.num_gpus, e.iteration_time_s});
-  std::stable_sort(s->plans.begin(), s->plans.end(),
-                   [](const SweptPlan& a, const SweptPlan& b) { return a.gpus < b.gpus; });
+  std::vector<double> gpus;
+  for (const SweptPlan& p : s->plans) gpus.push_back(p.gpus);
+  std::vector<SweptPlan> sorted;
+  for (int i : detail::order_by(gpus)) sorted.push_back(s->plans[i]);
+  s->plans = std::move(sorted);
   std::lock_guard<std::mutex> lock(cache_mutex);
-  if (cache().size() >= kMaxCachedSweeps) cache().clear();
-  cache()[key] = s;
+  if (std::shared_ptr<const Sweep>* old = cached_sweep(key)) {
+    *old = s;
+  } else {
+    if (cache().size() >= kMaxCachedSweeps) cache().clear();
+    cache().emplace_back(key, s);
+  }
   return std::shared_ptr<const Sweep>(s);
 }
 
@@ -162,9 +176,10 @@ bool same_family(const PlanConfig& a, const PlanConfig& b) {
          a.zero_stage == b.zero_stage;
 }
 
-// At each count, the fastest plan on at most that many GPUs among those of `keep`.
-ThroughputCurve prefix_best(const Sweep& s, const std::vector<int>& counts, CurveKind kind,
-                            const std::function<bool(const PlanConfig&)>& keep) {
+// At each count, the fastest plan on at most that many GPUs; for the data-parallel curve, only
+// plans of the family of `fixed`.
+ThroughputCurve prefix_best(const Sweep& s, const std::vector<int>& counts, CurveKind kind, const PlanConfig& fixed) {
+  auto keep = [&](const PlanConfig& p) { return kind == CurveKind::best_plan || same_family(p, fixed); };
   ThroughputCurve c;
   c.kind = kind;
   const SweptPlan* best = nullptr;
@@ -188,15 +203,15 @@ ThroughputCurve prefix_best(const Sweep& s, const std::vector<int>& counts, Curv
 }
 
 ThroughputCurve best_curve(const Sweep& s, const std::vector<int>& counts) {
-  return prefix_best(s, counts, CurveKind::best_plan, [](const PlanConfig&) { return true; });
+  return prefix_best(s, counts, CurveKind::best_plan, PlanConfig{});
 }
 
 // The fixed plan's tp, pp, micro-batch and recomputation with as many replicas as pay off.
 ThroughputCurve data_parallel_curve(const Sweep& s, const PlanConfig& fixed, const std::vector<int>& counts) {
-  return prefix_best(s, counts, CurveKind::data_parallel, [&](const PlanConfig& p) { return same_family(p, fixed); });
+  return prefix_best(s, counts, CurveKind::data_parallel, fixed);
 }
 
-std::string describe_gpus(int n) { return std::to_string(n) + (n == 1 ? " GPU" : " GPUs"); }
+std::string describe_gpus(int n) { return text(n == 1 ? "%d GPU" : "%d GPUs", n); }
 
 }  // namespace
 
@@ -209,9 +224,12 @@ namespace detail {
 
 Diagnostic job_error(const JobSpec& job, const std::string& field, const std::string& code, const std::string& rule) {
   if (job.csv_line > 0)
-    return make_diagnostic(code, job.origin, "line " + std::to_string(job.csv_line) + " (" + field + "): " + rule);
-  const std::string at = job.origin.empty() ? "/workload" : job.origin + (field.empty() ? "" : "/" + field);
-  return make_diagnostic(code, at, (job.origin.empty() ? "job \"" + job.id + "\": " : std::string()) + rule);
+    return make_diagnostic(code, job.origin, text("line %d (%s): %s", job.csv_line, field.c_str(), rule.c_str()));
+  // Generated jobs name the mix entry they come from, or the generator.
+  if (job.origin.empty() || job.origin == "/workload/generate")
+    return make_diagnostic(code, job.origin.empty() ? "/workload" : job.origin,
+                           text("job \"%s\": %s", job.id.c_str(), rule.c_str()));
+  return make_diagnostic(code, field.empty() ? job.origin : text("%s/%s", job.origin.c_str(), field.c_str()), rule);
 }
 
 Diagnostics resolve_curves(std::vector<JobSpec>& jobs, const ClusterConfig& cluster, int threads,
@@ -291,9 +309,8 @@ Diagnostics resolve_curves(std::vector<JobSpec>& jobs, const ClusterConfig& clus
         if (same_family(p.plan, job.plan) && p.plan.dp == job.plan.dp) found = true;
       if (!found) {
         errors.push_back(job_error(job, "plan", "out_of_memory",
-                                   "does not fit in memory on " + describe_gpus(job.gpus) + " (tp " +
-                                       std::to_string(job.plan.tp) + ", pp " + std::to_string(job.plan.pp) +
-                                       ", dp " + std::to_string(job.plan.dp) + ")"));
+                                   text("does not fit in memory on %s (tp %d, pp %d, dp %d)",
+                                        describe_gpus(job.gpus).c_str(), job.plan.tp, job.plan.pp, job.plan.dp)));
         continue;
       }
     }

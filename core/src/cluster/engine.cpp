@@ -1,10 +1,12 @@
 #include "cluster/engine.hpp"
 
 #include "cluster/metrics.hpp"
+#include "cluster/text.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <limits>
 
 namespace vtrain::detail {
@@ -22,7 +24,7 @@ struct Tracked {
   JobOutcome outcome;
 };
 
-std::string describe(const JobSpec& j) { return "job \"" + j.id + "\""; }
+const char* id(const JobSpec& j) { return j.id.c_str(); }
 
 // The job's finish if it keeps its GPUs from `now` (s).
 double finish_time(const JobState& s, const CurvePoint* p, double now) {
@@ -38,7 +40,10 @@ Outcome<PolicyResult> run_policy(const EngineInput& in, const PolicyInfo& info,
   const std::vector<JobSpec>& jobs = *in.jobs;
   const int n = static_cast<int>(jobs.size());
   const std::vector<int> counts = allocation_counts(in.cluster.num_gpus, in.cluster.gpus_per_node);
-  std::unique_ptr<SchedulingPolicy> policy = info.make();
+  std::unique_ptr<SchedulingPolicy> policy = info.make ? info.make() : nullptr;
+  if (!policy)
+    return Outcome<PolicyResult>::fail("internal", "/policies",
+                                       text("/policies: policy \"%s\" could not be made", info.name.c_str()));
 
   ClusterState state;
   state.num_gpus = in.cluster.num_gpus;
@@ -62,7 +67,7 @@ Outcome<PolicyResult> run_policy(const EngineInput& in, const PolicyInfo& info,
 
   auto fail = [&](const std::string& what) {
     return Outcome<PolicyResult>::fail("internal", "/policies",
-                                       "/policies: policy \"" + info.name + "\" " + what);
+                                       text("/policies: policy \"%s\" %s", info.name.c_str(), what.c_str()));
   };
 
   double now = jobs.front().arrival_s;
@@ -73,14 +78,19 @@ Outcome<PolicyResult> run_policy(const EngineInput& in, const PolicyInfo& info,
   for (;;) {
     if (++events > kMaxEvents)
       return Outcome<PolicyResult>::fail("too_large", "/period_s",
-                                         "/period_s: the simulation passed " + std::to_string(kMaxEvents) +
-                                             " scheduling events; use a longer period (or none)");
+                                         text("/period_s: the simulation passed %lld scheduling events; use a "
+                                              "longer period (or none)",
+                                              kMaxEvents));
     state.now_s = now;
     // Arrivals: each decided on in workload order, seeing those admitted before it.
     while (next_arrival < n && jobs[next_arrival].arrival_s <= now) {
       JobState& s = state.jobs[next_arrival];
       s.phase = JobPhase::waiting;
-      s.admitted = policy->admit(state, next_arrival);
+      try {
+        s.admitted = policy->admit(state, next_arrival);
+      } catch (const std::exception& e) {
+        return fail(std::string("failed deciding on a job: ") + e.what());
+      }
       tracked[next_arrival].outcome.admitted = s.admitted;
       if (!s.admitted) {
         s.phase = JobPhase::rejected;
@@ -90,23 +100,27 @@ Outcome<PolicyResult> run_policy(const EngineInput& in, const PolicyInfo& info,
     }
     // Allocation.
     for (int i = 0; i < n; ++i) gpus[i] = state.jobs[i].gpus;
-    policy->allocate(state, gpus);
+    try {
+      policy->allocate(state, gpus);
+    } catch (const std::exception& e) {
+      return fail(std::string("failed allocating GPUs: ") + e.what());
+    }
     if (static_cast<int>(gpus.size()) != n) return fail("returned an allocation of the wrong length");
     long long total = 0;
     for (int i = 0; i < n; ++i) {
       const JobState& s = state.jobs[i];
       if (gpus[i] == 0) continue;
       const bool active = s.admitted && (s.phase == JobPhase::waiting || s.phase == JobPhase::running);
-      if (!active) return fail("gave GPUs to " + describe(jobs[i]) + ", which is not admitted and unfinished");
+      if (!active) return fail(text("gave GPUs to job \"%s\", which is not admitted and unfinished", id(jobs[i])));
       if (gpus[i] < 0 || !std::binary_search(counts.begin(), counts.end(), gpus[i]))
-        return fail("gave " + describe(jobs[i]) + " " + std::to_string(gpus[i]) + " GPUs, not an allocation count");
+        return fail(text("gave job \"%s\" %d GPUs, not an allocation count", id(jobs[i]), gpus[i]));
       const CurvePoint* p = s.curve->at(gpus[i]);
       if (!p || !p->usable)
-        return fail("gave " + describe(jobs[i]) + " " + std::to_string(gpus[i]) + " GPUs, on which no plan of it runs");
+        return fail(text("gave job \"%s\" %d GPUs, on which no plan of it runs", id(jobs[i]), gpus[i]));
       total += gpus[i];
     }
     if (total > in.cluster.num_gpus)
-      return fail("allocated " + std::to_string(total) + " GPUs of " + std::to_string(in.cluster.num_gpus));
+      return fail(text("allocated %lld GPUs of %d", total, in.cluster.num_gpus));
     for (int i = 0; i < n; ++i) {
       JobState& s = state.jobs[i];
       if (gpus[i] == s.gpus) continue;

@@ -1,5 +1,7 @@
 #include "cluster/metrics.hpp"
 
+#include "cluster/order.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -26,10 +28,10 @@ void summarize(PolicyResult& r, const std::vector<JobSpec>& jobs, const ClusterC
     double sum = 0;
     for (double v : jcts) sum += v;
     r.avg_jct_s = sum / jcts.size();
-    std::sort(jcts.begin(), jcts.end());
     // Nearest rank: the smallest value with at least 95% of the values at or below it.
+    const std::vector<int> order = order_by(jcts);
     const size_t rank = static_cast<size_t>(std::ceil(0.95 * jcts.size()));
-    r.p95_jct_s = jcts[std::max<size_t>(rank, 1) - 1];
+    r.p95_jct_s = jcts[order[std::max<size_t>(rank, 1) - 1]];
   }
   r.makespan_s = last - first;
   // GPU-seconds held: the timeline is a step function from each point to the next.

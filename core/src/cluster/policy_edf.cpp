@@ -3,7 +3,7 @@
 
 #include "cluster/policies.hpp"
 
-#include <algorithm>
+#include "cluster/order.hpp"
 
 namespace vtrain::detail {
 
@@ -13,12 +13,15 @@ class EarliestDeadlineFirst : public SchedulingPolicy {
  public:
   bool admit(const ClusterState& state, int job) override { return runs_as_asked(state, job); }
   void allocate(const ClusterState& state, std::vector<int>& gpus) override {
-    std::vector<int> order;
+    std::vector<int> waiting;
+    std::vector<double> deadline;
     for (size_t i = 0; i < state.jobs.size(); ++i)
-      if (state.jobs[i].phase == JobPhase::waiting) order.push_back(static_cast<int>(i));
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-      return state.jobs[a].spec->deadline_s < state.jobs[b].spec->deadline_s;
-    });
+      if (state.jobs[i].phase == JobPhase::waiting) {
+        waiting.push_back(static_cast<int>(i));
+        deadline.push_back(state.jobs[i].spec->deadline_s);
+      }
+    std::vector<int> order;
+    for (int k : order_by(deadline)) order.push_back(waiting[k]);
     start_in_order(state, order, gpus);
   }
 };

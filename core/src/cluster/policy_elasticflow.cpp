@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "cluster/order.hpp"
 #include "cluster/policies.hpp"
 #include "cluster/share_planner.hpp"
 
@@ -37,11 +38,12 @@ ShareJob share_job(const JobState& s) {
 }
 
 // Jobs in deadline order, ties in arrival order.
-std::vector<int> by_deadline(const ClusterState& state, std::vector<int> jobs) {
-  std::stable_sort(jobs.begin(), jobs.end(), [&](int a, int b) {
-    return state.jobs[a].spec->deadline_s < state.jobs[b].spec->deadline_s;
-  });
-  return jobs;
+std::vector<int> by_deadline(const ClusterState& state, const std::vector<int>& jobs) {
+  std::vector<double> deadline;
+  for (int i : jobs) deadline.push_back(state.jobs[i].spec->deadline_s);
+  std::vector<int> order;
+  for (int k : order_by(deadline)) order.push_back(jobs[k]);
+  return order;
 }
 
 // Plans `jobs` in deadline order; per job whether it meets its deadline and its share now.

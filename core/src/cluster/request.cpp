@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cluster/generator.hpp"
+#include "cluster/text.hpp"
 #include "cluster/workload_read.hpp"
 #include "common/json_reader.hpp"
 #include "vtrain/json_text.hpp"
@@ -31,32 +32,31 @@ namespace {
 // Largest cluster a request may describe (count): a curve has a point per node.
 constexpr int kMaxClusterGpus = 131072;
 
-ModelConfig model_of(const json& j) {
-  ModelConfig m;
-  Diagnostics ignored;
-  detail::read_model(j, "/model", m, ignored);
-  return m;
-}
-
 }  // namespace
+
+// GPT-3's sizes (Brown et al. 2020, table 2.1, batches in sequences of 2048 tokens: 1 M tokens for
+// 2.7B, 2 M for 6.7B and 13B, 3.2 M for 175B) and the 39.1B model of Narayanan et al. 2021, table 1
+// (batch 1536), from the smallest trace request to the largest; Megatron-LM's memory savers, as
+// large models are trained. The scale maps ElasticFlow's 128-GPU testbed, where the 195-job trace
+// ran, to vTrain's 1,024 GPUs.
+constexpr const char* kDefaultMapping = R"({
+  "gpu_scale": 8,
+  "time_scale": 1,
+  "sizes": [
+    {"max_trace_gpus": 1, "model": "gpt3-2.7b", "global_batch": 512},
+    {"max_trace_gpus": 2, "model": "gpt3-6.7b", "global_batch": 1024},
+    {"max_trace_gpus": 4, "model": {"name": "gpt-13b", "layers": 40, "hidden": 5120, "heads": 40}, "global_batch": 1024},
+    {"max_trace_gpus": 8, "model": {"name": "gpt-39b", "layers": 48, "hidden": 8192, "heads": 64}, "global_batch": 1536},
+    {"max_trace_gpus": 16, "model": "gpt3-175b", "global_batch": 1536}
+  ],
+  "plan": {"sequence_parallel": true, "zero_stage": 1}
+})";
 
 TraceMapping default_trace_mapping() {
   TraceMapping m;
-  m.gpu_scale = 8;
-  m.time_scale = 1;
-  // GPT-3's sizes (Brown et al. 2020, table 2.1, batches in sequences of 2048 tokens: 1 M tokens
-  // for 2.7B, 2 M for 6.7B and 13B, 3.2 M for 175B) and the 39.1B model of Narayanan et al. 2021,
-  // table 1 (batch 1536), from the smallest trace request to the largest.
-  m.sizes = {
-      {1, model_of("gpt3-2.7b"), 512},
-      {2, model_of("gpt3-6.7b"), 1024},
-      {4, model_of(json{{"name", "gpt-13b"}, {"layers", 40}, {"hidden", 5120}, {"heads", 40}}), 1024},
-      {8, model_of(json{{"name", "gpt-39b"}, {"layers", 48}, {"hidden", 8192}, {"heads", 64}}), 1536},
-      {16, model_of("gpt3-175b"), 1536},
-  };
-  // Megatron-LM's memory savers, as large models are trained.
-  m.plan.sequence_parallel = true;
-  m.plan.zero_stage = 1;
+  json j;
+  Diagnostics errors = parse_json_text(kDefaultMapping, j);
+  detail::read_trace_mapping(&j, "/workload/mapping", m, errors);
   return m;
 }
 
@@ -76,17 +76,20 @@ const char* find_workload_example(const std::string& name) {
 namespace {
 
 // vTrain's second case study (Bang et al., MICRO'24): a 1,024-A100 cluster and LLM jobs derived
-// from the ITP trace ElasticFlow replays; the paper reports 64- and 128-job workloads.
-json build_case2() {
-  json policies = json::array();
-  for (const PolicyInfo& p : scheduling_policies()) policies.push_back(p.name);
-  return json{{"description",
-               "vTrain case study 2: the ITP trace's first jobs as LLM jobs on 1024 A100s"},
-              {"cluster",
-               {{"gpu", "a100-sxm4-80gb"}, {"num_gpus", 1024}, {"gpus_per_node", 8}, {"price_per_gpu_hour_usd", 4.10}}},
-              {"workload", {{"example", "itp-195"}, {"first_jobs", 128}}},
-              {"policies", {"fifo", "edf", "elasticflow-dp", "elasticflow-vtrain"}},
-              {"restart_pause_s", 60}};
+// from the ITP trace that ElasticFlow replays; the paper reports 64- and 128-job workloads. The
+// price is that of case study 1 (AWS p4d.24xlarge on demand, per GPU).
+constexpr const char* kCase2 = R"({
+  "description": "vTrain case study 2: the ITP trace's first jobs as LLM jobs on 1024 A100s",
+  "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 1024, "gpus_per_node": 8, "price_per_gpu_hour_usd": 4.10},
+  "workload": {"example": "itp-195", "first_jobs": 128},
+  "policies": ["fifo", "edf", "elasticflow-dp", "elasticflow-vtrain"],
+  "restart_pause_s": 60
+})";
+
+json parsed(const char* text) {
+  json j;
+  parse_json_text(text, j);
+  return j;
 }
 
 struct NamedCase {
@@ -95,7 +98,7 @@ struct NamedCase {
 };
 
 const std::vector<NamedCase>& cases() {
-  static const std::vector<NamedCase> all = {{"vtrain-case2", build_case2()}};
+  static const std::vector<NamedCase> all = {{"vtrain-case2", parsed(kCase2)}};
   return all;
 }
 
@@ -116,8 +119,8 @@ void read_cluster(const json* j, ClusterConfig& c, Diagnostics& errors) {
   r.finish();
   if (!find_profile(c.gpu))
     errors.push_back(make_diagnostic("unknown_gpu", "/cluster/gpu",
-                                     "no profile named \"" + c.gpu + "\"; bundled profiles are " +
-                                         bundled_profile_names()));
+                                     detail::text("no profile named \"%s\"; bundled profiles are %s", c.gpu.c_str(),
+                                                  bundled_profile_names().c_str())));
 }
 
 void read_workload(const json* j, const ClusterConfig& cluster, Workload& w, Diagnostics& errors) {
@@ -156,8 +159,11 @@ void read_workload(const json* j, const ClusterConfig& cluster, Workload& w, Dia
       std::string known;
       for (const auto& n : workload_example_names()) known += (known.empty() ? "" : ", ") + n;
       errors.push_back(make_diagnostic(example->is_string() ? "unknown_example" : "type", "/workload/example",
-                                       (example->is_string() ? "unknown workload \"" + name + "\"; " : std::string()) +
-                                           "bundled workloads are " + known));
+                                       detail::text("%sbundled workloads are %s",
+                                                    example->is_string()
+                                                        ? detail::text("unknown workload \"%s\"; ", name.c_str()).c_str()
+                                                        : "",
+                                                    known.c_str())));
       return;
     }
     json file;
@@ -191,15 +197,15 @@ void read_workload(const json* j, const ClusterConfig& cluster, Workload& w, Dia
         if (e.gpus <= cluster.num_gpus) g.mix.push_back(e);
       if (g.mix.empty()) {
         errors.push_back(make_diagnostic("range", "/workload/generate/mix",
-                                         "the default mix asks for at least " + std::to_string(mapping.gpu_scale) +
-                                             " GPUs a job; give a mix for a cluster of " +
-                                             std::to_string(cluster.num_gpus)));
+                                         detail::text("the default mix asks for at least %d GPUs a job; give a mix "
+                                                      "for a cluster of %d",
+                                                      mapping.gpu_scale, cluster.num_gpus)));
         return;
       }
     }
     w.name = "generated";
     if (w.description.empty())
-      w.description = std::to_string(g.jobs) + " generated jobs (seed " + std::to_string(g.seed) + ")";
+      w.description = detail::text("%d generated jobs (seed %llu)", g.jobs, g.seed);
     w.jobs = detail::generate_jobs(g, mapping.plan, mix_given);
   }
   if (!errors.empty()) return;
@@ -207,8 +213,8 @@ void read_workload(const json* j, const ClusterConfig& cluster, Workload& w, Dia
   if (first_jobs > 0) {
     if (first_jobs > static_cast<int>(w.jobs.size()))
       errors.push_back(make_diagnostic("range", "/workload/first_jobs",
-                                       "must be at most the workload's " + std::to_string(w.jobs.size()) +
-                                           " jobs, got " + std::to_string(first_jobs)));
+                                       detail::text("must be at most the workload's %zu jobs, got %d", w.jobs.size(),
+                                                    first_jobs)));
     else
       w.jobs.resize(first_jobs);
   }
@@ -240,8 +246,10 @@ Outcome<ScheduleRequest> parse_schedule_request(const json& input) {
       for (const auto& n : schedule_case_names()) known += (known.empty() ? "" : ", ") + n;
       return Outcome<ScheduleRequest>::fail(
           name.is_string() ? "unknown_case" : "type", "/case",
-          "/case: " + (name.is_string() ? "unknown case \"" + name.get<std::string>() + "\"; " : std::string()) +
-              "cases are " + known);
+          detail::text("/case: %scases are %s",
+                       name.is_string() ? detail::text("unknown case \"%s\"; ", name.get<std::string>().c_str()).c_str()
+                                        : "",
+                       known.c_str()));
     }
     req.name = name.get<std::string>();
     json patch = j;
@@ -259,24 +267,26 @@ Outcome<ScheduleRequest> parse_schedule_request(const json& input) {
   top.read("period_s", req.period_s, 0.0, 1e9);
   top.finish();
   if (req.period_s > 0 && req.period_s < 1)
-    errors.push_back(make_diagnostic("range", "/period_s", "must be 0 (no period) or at least 1 s, got " +
-                                                               detail::describe_number(req.period_s)));
+    errors.push_back(make_diagnostic("range", "/period_s",
+                                     detail::text("must be 0 (no period) or at least 1 s, got %s",
+                                                  detail::describe_number(req.period_s).c_str())));
   if (policies) {
     if (!policies->is_array() || policies->empty()) {
       errors.push_back(make_diagnostic("type", "/policies", "must be a non-empty array of policy names"));
     } else {
       for (size_t i = 0; i < policies->size(); ++i) {
         const json& p = (*policies)[i];
-        const std::string ptr = "/policies/" + std::to_string(i);
+        const std::string ptr = detail::text("/policies/%zu", i);
         const std::string name = p.is_string() ? p.get<std::string>() : "";
         if (!find_scheduling_policy(name)) {
           std::string known;
           for (const PolicyInfo& k : scheduling_policies()) known += (known.empty() ? "" : ", ") + k.name;
           errors.push_back(make_diagnostic(p.is_string() ? "unknown_policy" : "type", ptr,
-                                           (p.is_string() ? "unknown policy \"" + name + "\"; " : std::string()) +
-                                               "policies are " + known));
+                                           detail::text("%spolicies are %s",
+                                                        p.is_string() ? detail::text("unknown policy \"%s\"; ", name.c_str()).c_str() : "",
+                                                        known.c_str())));
         } else if (std::find(req.policies.begin(), req.policies.end(), name) != req.policies.end()) {
-          errors.push_back(make_diagnostic("duplicate", ptr, "policy \"" + name + "\" is named twice"));
+          errors.push_back(make_diagnostic("duplicate", ptr, detail::text("policy \"%s\" is named twice", name.c_str())));
         } else {
           req.policies.push_back(name);
         }

@@ -2,12 +2,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cluster/json_out.hpp"
 #include "vtrain/model.hpp"
 #include "vtrain/schedule.hpp"
 
 namespace vtrain {
 
 using nlohmann::json;
+using detail::JsonOut;
 
 namespace {
 
@@ -38,77 +40,110 @@ json job_plan_json(const PlanConfig& p) {
   return j;
 }
 
-json curve_json(const ThroughputCurve& c) {
-  json times = json::array(), plans = json::array(), used = json::array();
-  for (const CurvePoint& p : c.points) {
-    times.push_back(p.usable ? json(p.iteration_time_s) : json(nullptr));
-    plans.push_back(p.usable ? plan_json(p.plan) : json(nullptr));
-    used.push_back(p.plan_gpus);
-  }
-  return json{{"iteration_time_s", times}, {"plan_gpus", used}, {"plans", plans}, {"levels", c.levels}};
+void write_plan(JsonOut& o, const PlanConfig& p) {
+  o.begin_object()
+      .field("tp", p.tp)
+      .field("pp", p.pp)
+      .field("dp", p.dp)
+      .field("micro_batch", p.micro_batch)
+      .field("recompute", to_string(p.recompute))
+      .field("sequence_parallel", p.sequence_parallel)
+      .field("zero_stage", p.zero_stage)
+      .field("virtual_stages", p.virtual_stages)
+      .end_object();
 }
 
-json allocation_json(const AllocationChange& a) {
-  return json{{"time_s", a.time_s},
-              {"gpus", a.gpus},
-              {"plan", a.gpus > 0 ? plan_json(a.plan) : json(nullptr)},
-              {"plan_gpus", a.plan_gpus},
-              {"iteration_time_s", a.gpus > 0 ? json(a.iteration_time_s) : json(nullptr)},
-              {"resume_s", a.resume_s}};
+void write_curve(JsonOut& o, const char* name, const ThroughputCurve& c) {
+  o.key(name).begin_object();
+  o.key("iteration_time_s").begin_array();
+  for (const CurvePoint& p : c.points) p.usable ? o.value(p.iteration_time_s) : o.null();
+  o.end_array();
+  o.key("plan_gpus").begin_array();
+  for (const CurvePoint& p : c.points) o.value(p.plan_gpus);
+  o.end_array();
+  o.key("plans").begin_array();
+  for (const CurvePoint& p : c.points) p.usable ? write_plan(o, p.plan) : void(o.null());
+  o.end_array();
+  o.key("levels").begin_array();
+  for (int i : c.levels) o.value(i);
+  o.end_array();
+  o.end_object();
 }
 
-json policy_json(const PolicyResult& r, const std::vector<JobSpec>& specs) {
-  json jobs = json::array();
+// A time that is -1 when it never came.
+void write_time(JsonOut& o, const char* name, double t) {
+  o.key(name);
+  t >= 0 ? o.value(t) : o.null();
+}
+
+void write_policy(JsonOut& o, const PolicyResult& r, const std::vector<JobSpec>& specs) {
+  o.begin_object()
+      .field("name", r.name)
+      .field("curve", to_string(r.curve))
+      .field("jobs_total", r.workload_jobs)
+      .field("admitted", r.admitted)
+      .field("finished", r.finished)
+      .field("deadlines_met", r.deadlines_met)
+      .field("deadline_ratio", r.deadline_ratio)
+      .field("avg_jct_s", r.avg_jct_s)
+      .field("p95_jct_s", r.p95_jct_s)
+      .field("makespan_s", r.makespan_s)
+      .field("gpu_utilization", r.gpu_utilization)
+      .field("gpu_hours", r.gpu_hours);
+  o.key("cost_usd");
+  r.cost_usd > 0 ? o.value(r.cost_usd) : o.null();
+  o.field("resizes", r.resizes).field("events", r.events).field("seconds", r.seconds);
+  o.key("jobs").begin_array();
   for (size_t i = 0; i < r.jobs.size(); ++i) {
-    const JobOutcome& o = r.jobs[i];
-    json allocations = json::array();
-    for (const AllocationChange& a : o.allocations) allocations.push_back(allocation_json(a));
-    auto maybe = [](double v) { return v >= 0 ? json(v) : json(nullptr); };
-    jobs.push_back({{"id", specs[i].id},
-                    {"admitted", o.admitted},
-                    {"finished", o.finished},
-                    {"met_deadline", o.met_deadline},
-                    {"start_s", maybe(o.start_s)},
-                    {"finish_s", maybe(o.finish_s)},
-                    {"jct_s", maybe(o.jct_s)},
-                    {"resizes", o.resizes},
-                    {"allocations", allocations}});
+    const JobOutcome& j = r.jobs[i];
+    o.begin_object()
+        .field("id", specs[i].id)
+        .field("admitted", j.admitted)
+        .field("finished", j.finished)
+        .field("met_deadline", j.met_deadline);
+    write_time(o, "start_s", j.start_s);
+    write_time(o, "finish_s", j.finish_s);
+    write_time(o, "jct_s", j.jct_s);
+    o.field("resizes", j.resizes);
+    o.key("allocations").begin_array();
+    for (const AllocationChange& a : j.allocations) {
+      o.begin_object().field("time_s", a.time_s).field("gpus", a.gpus);
+      o.key("plan");
+      a.gpus > 0 ? write_plan(o, a.plan) : void(o.null());
+      o.field("plan_gpus", a.plan_gpus);
+      o.key("iteration_time_s");
+      a.gpus > 0 ? o.value(a.iteration_time_s) : o.null();
+      o.field("resume_s", a.resume_s).end_object();
+    }
+    o.end_array().end_object();
   }
-  json timeline = json::array();
+  o.end_array();
+  o.key("timeline").begin_array();
   for (const UsagePoint& u : r.timeline)
-    timeline.push_back({{"time_s", u.time_s},
-                        {"gpus_allocated", u.gpus_allocated},
-                        {"jobs_running", u.jobs_running},
-                        {"jobs_waiting", u.jobs_waiting}});
-  return json{{"name", r.name},
-              {"curve", to_string(r.curve)},
-              {"jobs_total", r.workload_jobs},
-              {"admitted", r.admitted},
-              {"finished", r.finished},
-              {"deadlines_met", r.deadlines_met},
-              {"deadline_ratio", r.deadline_ratio},
-              {"avg_jct_s", r.avg_jct_s},
-              {"p95_jct_s", r.p95_jct_s},
-              {"makespan_s", r.makespan_s},
-              {"gpu_utilization", r.gpu_utilization},
-              {"gpu_hours", r.gpu_hours},
-              {"cost_usd", r.cost_usd > 0 ? json(r.cost_usd) : json(nullptr)},
-              {"resizes", r.resizes},
-              {"events", r.events},
-              {"seconds", r.seconds},
-              {"jobs", jobs},
-              {"timeline", timeline}};
+    o.begin_object()
+        .field("time_s", u.time_s)
+        .field("gpus_allocated", u.gpus_allocated)
+        .field("jobs_running", u.jobs_running)
+        .field("jobs_waiting", u.jobs_waiting)
+        .end_object();
+  o.end_array().end_object();
 }
 
-json job_json(const JobSpec& j) {
-  return json{{"id", j.id},
-              {"arrival_s", j.arrival_s},
-              {"deadline_s", j.deadline_s},
-              {"model", model_json(j.model)},
-              {"global_batch", j.global_batch},
-              {"gpus", j.gpus},
-              {"iterations", j.iterations},
-              {"plan", job_plan_json(j.plan)}};
+void write_job(JsonOut& o, const JobSpec& j, int curve) {
+  o.begin_object()
+      .field("id", j.id)
+      .field("arrival_s", j.arrival_s)
+      .field("deadline_s", j.deadline_s)
+      .field("model_name", j.model.name)
+      .field("parameters", count_parameters(j.model).total)
+      .field("global_batch", j.global_batch)
+      .field("gpus", j.gpus)
+      .field("iterations", j.iterations)
+      .field("tokens", j.tokens)
+      .field("curve", curve);
+  o.key("plan");
+  write_plan(o, j.plan);
+  o.end_object();
 }
 
 }  // namespace
@@ -126,69 +161,84 @@ json plan_json(const PlanConfig& p) {
 
 json to_json(const Workload& w) {
   json jobs = json::array();
-  for (const JobSpec& j : w.jobs) jobs.push_back(job_json(j));
+  for (const JobSpec& j : w.jobs)
+    jobs.push_back(json{{"id", j.id},
+                        {"arrival_s", j.arrival_s},
+                        {"deadline_s", j.deadline_s},
+                        {"model", model_json(j.model)},
+                        {"global_batch", j.global_batch},
+                        {"gpus", j.gpus},
+                        {"iterations", j.iterations},
+                        {"plan", job_plan_json(j.plan)}});
   json out = json::object();
   if (!w.description.empty()) out["description"] = w.description;
   out["jobs"] = jobs;
   return out;
 }
 
-json to_json(const ScheduleResult& r) {
+std::string to_json_text(const ScheduleResult& r) {
   const ScheduleRequest& q = r.request;
-  json jobs = json::array();
-  for (size_t i = 0; i < q.workload.jobs.size(); ++i) {
-    const JobSpec& j = q.workload.jobs[i];
-    json row = job_json(j);
-    row["model_name"] = j.model.name;
-    row["parameters"] = count_parameters(j.model).total;
-    row["tokens"] = j.tokens;
-    row["curve"] = r.job_curves[i];
-    jobs.push_back(row);
+  JsonOut o;
+  o.begin_object();
+  if (!q.name.empty()) o.field("case", q.name);
+  if (!q.description.empty()) o.field("description", q.description);
+  o.key("cluster")
+      .begin_object()
+      .field("gpu", q.cluster.gpu)
+      .field("num_gpus", q.cluster.num_gpus)
+      .field("gpus_per_node", q.cluster.gpus_per_node)
+      .field("price_per_gpu_hour_usd", q.cluster.price_per_gpu_hour_usd)
+      .end_object();
+  o.field("restart_pause_s", q.restart_pause_s).field("period_s", q.period_s);
+  o.key("workload").begin_object().field("name", q.workload.name).field("description", q.workload.description);
+  o.key("jobs").begin_array();
+  for (size_t i = 0; i < q.workload.jobs.size(); ++i) write_job(o, q.workload.jobs[i], r.job_curves[i]);
+  o.end_array().end_object();
+  o.key("counts").begin_array();
+  for (int n : allocation_counts(q.cluster.num_gpus, q.cluster.gpus_per_node)) o.value(n);
+  o.end_array();
+  o.key("curves").begin_array();
+  for (const JobCurves& c : r.curves) {
+    o.begin_object()
+        .field("model", c.model.name)
+        .field("parameters", count_parameters(c.model).total)
+        .field("global_batch", c.global_batch);
+    o.key("fixed_plan");
+    write_plan(o, c.fixed_plan);
+    write_curve(o, "best", c.best);
+    write_curve(o, "data_parallel", c.data_parallel);
+    o.end_object();
   }
-  const std::vector<int> counts = allocation_counts(q.cluster.num_gpus, q.cluster.gpus_per_node);
-  json curves = json::array();
-  for (const JobCurves& c : r.curves)
-    curves.push_back({{"model", c.model.name},
-                      {"parameters", count_parameters(c.model).total},
-                      {"global_batch", c.global_batch},
-                      {"fixed_plan", plan_json(c.fixed_plan)},
-                      {"best", curve_json(c.best)},
-                      {"data_parallel", curve_json(c.data_parallel)}});
-  json policies = json::array();
-  for (const PolicyResult& p : r.policies) policies.push_back(policy_json(p, q.workload.jobs));
-  json comparison = nullptr;
+  o.end_array();
+  o.key("policies").begin_array();
+  for (const PolicyResult& p : r.policies) write_policy(o, p, q.workload.jobs);
+  o.end_array();
+  o.key("comparison");
   if (r.comparison.valid) {
     const PolicyComparison& c = r.comparison;
-    comparison = {{"policy", c.policy},
-                  {"baseline", c.baseline},
-                  {"deadlines_met_x", c.deadlines_met_x > 0 ? json(c.deadlines_met_x) : json(nullptr)},
-                  {"admitted_x", c.admitted_x > 0 ? json(c.admitted_x) : json(nullptr)},
-                  {"avg_jct_change", c.avg_jct_change},
-                  {"p95_jct_change", c.p95_jct_change},
-                  {"makespan_change", c.makespan_change},
-                  {"utilization_change", c.utilization_change}};
+    o.begin_object().field("policy", c.policy).field("baseline", c.baseline);
+    o.key("deadlines_met_x");
+    c.deadlines_met_x > 0 ? o.value(c.deadlines_met_x) : o.null();
+    o.key("admitted_x");
+    c.admitted_x > 0 ? o.value(c.admitted_x) : o.null();
+    o.field("avg_jct_change", c.avg_jct_change)
+        .field("p95_jct_change", c.p95_jct_change)
+        .field("makespan_change", c.makespan_change)
+        .field("utilization_change", c.utilization_change)
+        .end_object();
+  } else {
+    o.null();
   }
-  json out{{"cluster",
-            {{"gpu", q.cluster.gpu},
-             {"num_gpus", q.cluster.num_gpus},
-             {"gpus_per_node", q.cluster.gpus_per_node},
-             {"price_per_gpu_hour_usd", q.cluster.price_per_gpu_hour_usd}}},
-           {"restart_pause_s", q.restart_pause_s},
-           {"period_s", q.period_s},
-           {"workload", {{"name", q.workload.name}, {"description", q.workload.description}, {"jobs", jobs}}},
-           {"counts", counts},
-           {"curves", curves},
-           {"policies", policies},
-           {"comparison", comparison},
-           {"stats",
-            {{"shapes", r.curve_stats.shapes},
-             {"swept", r.curve_stats.swept},
-             {"plans_simulated", r.curve_stats.plans_simulated},
-             {"curve_seconds", r.curve_stats.seconds},
-             {"seconds", r.seconds}}}};
-  if (!q.name.empty()) out["case"] = q.name;
-  if (!q.description.empty()) out["description"] = q.description;
-  return out;
+  o.key("stats")
+      .begin_object()
+      .field("shapes", r.curve_stats.shapes)
+      .field("swept", r.curve_stats.swept)
+      .field("plans_simulated", r.curve_stats.plans_simulated)
+      .field("curve_seconds", r.curve_stats.seconds)
+      .field("seconds", r.seconds)
+      .end_object();
+  o.end_object();
+  return o.take();
 }
 
 }  // namespace vtrain

@@ -2,10 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <set>
 
 #include "cluster/csv.hpp"
+#include "cluster/order.hpp"
+#include "cluster/text.hpp"
 #include "common/json_reader.hpp"
 
 namespace vtrain::detail {
@@ -65,8 +66,7 @@ bool read_whole(ObjectReader& r, const char* key, long long& out, long long lo, 
   }
   const double d = v->get<double>();
   if (d < static_cast<double>(lo) || d > static_cast<double>(hi)) {
-    r.fail("range", r.at(key), "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", got " +
-                                   describe_number(d));
+    r.fail("range", r.at(key), text("must be between %lld and %lld, got %s", lo, hi, describe_number(d).c_str()));
     return false;
   }
   out = static_cast<long long>(d);
@@ -75,14 +75,16 @@ bool read_whole(ObjectReader& r, const char* key, long long& out, long long lo, 
 
 std::string allowed_counts_text(const ClusterConfig& c) {
   std::string s;
-  for (int n = 1; n < c.gpus_per_node; n *= 2) s += std::to_string(n) + ", ";
-  return s + "or a multiple of " + std::to_string(c.gpus_per_node) + " (whole nodes)";
+  for (int n = 1; n < c.gpus_per_node; n *= 2) s += text("%d, ", n);
+  return s + text("or a multiple of %d (whole nodes)", c.gpus_per_node);
 }
 
 }  // namespace
 
 bool read_model(const json& j, const std::string& pointer, ModelConfig& model, Diagnostics& errors) {
-  json cfg{{"model", j}, {"plan", json::object()}};
+  json cfg = json::object();
+  cfg["model"] = j;
+  cfg["plan"] = json::object();
   auto c = parse_sim_config(cfg);
   if (!c.ok()) {
     for (const Diagnostic& d : c.errors())
@@ -134,18 +136,17 @@ void read_job_object(const json& j, const std::string& pointer, const ClusterCon
     if (has_factor) r.fail("conflict", r.at("deadline_factor"), "applies only with duration_s; give deadline_s");
     if (!has_deadline) r.fail("missing", r.at("deadline_s"), "is required: the time the job should be done by (s)");
     else if (job.deadline_s <= job.arrival_s && errors.size() == first_error)
-      r.fail("range", r.at("deadline_s"), "must be after " + r.at("arrival_s") + " (" +
-                                              describe_number(job.arrival_s) + "), got " +
-                                              describe_number(job.deadline_s));
+      r.fail("range", r.at("deadline_s"), text("must be after %s (%s), got %s", r.at("arrival_s").c_str(),
+                                               describe_number(job.arrival_s).c_str(),
+                                               describe_number(job.deadline_s).c_str()));
   }
   if (has_gpus && errors.size() == first_error) {
     const std::vector<int> counts = allocation_counts(cluster.num_gpus, cluster.gpus_per_node);
     if (job.gpus > cluster.num_gpus)
-      r.fail("range", r.at("gpus"), "must be at most /cluster/num_gpus (" + std::to_string(cluster.num_gpus) +
-                                        "), got " + std::to_string(job.gpus));
+      r.fail("range", r.at("gpus"), text("must be at most /cluster/num_gpus (%d), got %d", cluster.num_gpus, job.gpus));
     else if (!std::binary_search(counts.begin(), counts.end(), job.gpus))
       r.fail("allocation", r.at("gpus"),
-             "must be " + allowed_counts_text(cluster) + ", got " + std::to_string(job.gpus));
+             text("must be %s, got %d", allowed_counts_text(cluster).c_str(), job.gpus));
   }
 
   // The model and the plan's fields as a simulate config reads them.
@@ -160,8 +161,9 @@ void read_job_object(const json& j, const std::string& pointer, const ClusterCon
       for (const char* k : {"dp", "global_batch"})
         if (plan->contains(k))
           pr.fail("derived", join_pointer(pr.pointer(), k),
-                  std::string(k) == "dp" ? "follows from the job's gpus / (tp x pp); give " + r.at("gpus")
-                                         : "is the job's own " + r.at("global_batch"));
+                  text(std::string(k) == "dp" ? "follows from the job's gpus / (tp x pp); give %s"
+                                              : "is the job's own %s",
+                       r.at(std::string(k) == "dp" ? "gpus" : "global_batch").c_str()));
       for (const char* k : kOwnPlanKeys) job.plan_given = job.plan_given || plan->contains(k);
       pr.child("dp");
       pr.child("global_batch");
@@ -179,8 +181,7 @@ void read_job_object(const json& j, const std::string& pointer, const ClusterCon
   if (job.plan_given && tp > 0 && pp > 0) {
     if (job.gpus % (tp * pp) != 0) {
       r.fail("divisibility", r.at("gpus"),
-             "must be a multiple of its plan's tp x pp (" + std::to_string(tp * pp) + "), got " +
-                 std::to_string(job.gpus));
+             text("must be a multiple of its plan's tp x pp (%d), got %d", tp * pp, job.gpus));
       return;
     }
     dp = job.gpus / (tp * pp);
@@ -188,9 +189,11 @@ void read_job_object(const json& j, const std::string& pointer, const ClusterCon
   if (!job.plan_given) plan_obj["tp"] = plan_obj["pp"] = 1;
   plan_obj["dp"] = job.plan_given ? dp : 1;
   plan_obj["global_batch"] = job.global_batch;
-  json cfg{{"model", *model},
-           {"plan", plan_obj},
-           {"cluster", {{"gpu", cluster.gpu}, {"gpus_per_node", cluster.gpus_per_node}}}};
+  json cfg = json::object();
+  cfg["model"] = *model;
+  cfg["plan"] = plan_obj;
+  cfg["cluster"]["gpu"] = cluster.gpu;
+  cfg["cluster"]["gpus_per_node"] = cluster.gpus_per_node;
   auto c = parse_sim_config(cfg);
   if (!c.ok()) {
     for (const Diagnostic& d : c.errors()) errors.push_back(as_job_diagnostic(d, pointer));
@@ -208,8 +211,7 @@ void read_job_list(const json& list, const std::string& pointer, const ClusterCo
   }
   if (list.empty()) errors.push_back(make_diagnostic("range", pointer, "must hold at least one job"));
   if (list.size() > static_cast<size_t>(kMaxJobs)) {
-    errors.push_back(make_diagnostic("range", pointer, "holds " + std::to_string(list.size()) +
-                                                           " jobs; at most " + std::to_string(kMaxJobs)));
+    errors.push_back(make_diagnostic("range", pointer, text("holds %zu jobs; at most %d", list.size(), kMaxJobs)));
     return;
   }
   for (size_t i = 0; i < list.size(); ++i) {
@@ -239,7 +241,7 @@ bool is_plan_column(const std::string& c) {
 }
 
 std::string where(int line, int column, const std::string& name) {
-  return "line " + std::to_string(line) + ", column " + std::to_string(column) + " (" + name + ")";
+  return text("line %d, column %d (%s)", line, column, name.c_str());
 }
 
 void csv_fail(Diagnostics& errors, const std::string& pointer, const std::string& code, const std::string& rule) {
@@ -258,11 +260,12 @@ void read_jobs_csv(const CsvTable& t, const std::string& pointer, const ClusterC
       std::string list;
       for (const char* k : kJobColumns) list += (list.empty() ? "" : ", ") + std::string(k);
       csv_fail(errors, pointer, "unknown_column",
-               where(header.line, c.column, c.text) + ": unknown column; a job list's columns are " + list +
-                   " (or the ITP trace's: job_id, submission_time, num_iteration, model_name, deadline, "
-                   "batch_size, num_gpu, duration)");
+               text("%s: unknown column; a job list's columns are %s (or the ITP trace's: job_id, "
+                    "submission_time, num_iteration, model_name, deadline, batch_size, num_gpu, duration)",
+                    where(header.line, c.column, c.text).c_str(), list.c_str()));
     } else if (!seen.insert(c.text).second) {
-      csv_fail(errors, pointer, "duplicate_column", where(header.line, c.column, c.text) + ": the column is given twice");
+      csv_fail(errors, pointer, "duplicate_column",
+               text("%s: the column is given twice", where(header.line, c.column, c.text).c_str()));
     }
     names.push_back(c.text);
   }
@@ -271,28 +274,25 @@ void read_jobs_csv(const CsvTable& t, const std::string& pointer, const ClusterC
     const CsvRow& row = t.rows[r];
     if (row.cells.size() != names.size()) {
       csv_fail(errors, pointer, "columns",
-               "line " + std::to_string(row.line) + ": has " + std::to_string(row.cells.size()) + " cells, the header " +
-                   std::to_string(names.size()));
+               text("line %d: has %zu cells, the header %zu", row.line, row.cells.size(), names.size()));
       continue;
     }
     json obj = json::object();
     json plan = json::object();
-    std::map<std::string, int> column_of;
     bool bad = false;
     for (size_t k = 0; k < names.size(); ++k) {
       const std::string& name = names[k];
-      const std::string& text = row.cells[k].text;
-      column_of[name] = row.cells[k].column;
-      if (text.empty()) continue;
+      const std::string& cell = row.cells[k].text;
+      if (cell.empty()) continue;
       json value;
       double x = 0;
-      if (name == "id" || name == "model" || name == "recompute") value = text;
-      else if (name == "sequence_parallel" && (text == "true" || text == "false")) value = text == "true";
-      else if (csv_number(text, x)) value = x == std::floor(x) && std::fabs(x) < 9e15 ? json(static_cast<long long>(x)) : json(x);
+      if (name == "id" || name == "model" || name == "recompute") value = cell;
+      else if (name == "sequence_parallel" && (cell == "true" || cell == "false")) value = cell == "true";
+      else if (csv_number(cell, x)) value = x == std::floor(x) && std::fabs(x) < 9e15 ? json(static_cast<long long>(x)) : json(x);
       else {
         csv_fail(errors, pointer, "type",
-                 where(row.line, row.cells[k].column, name) + ": must be " +
-                     (name == "sequence_parallel" ? "true or false" : "a number") + ", got \"" + text + "\"");
+                 text("%s: must be %s, got \"%s\"", where(row.line, row.cells[k].column, name).c_str(),
+                      name == "sequence_parallel" ? "true or false" : "a number", cell.c_str()));
         bad = true;
         continue;
       }
@@ -301,10 +301,10 @@ void read_jobs_csv(const CsvTable& t, const std::string& pointer, const ClusterC
     if (bad) continue;
     if (!plan.empty()) obj["plan"] = plan;
     JobSpec job;
-    job.id = "line-" + std::to_string(row.line);
+    job.id = text("line-%d", row.line);
     job.origin = pointer;
     job.csv_line = row.line;
-    const std::string row_pointer = pointer + "/" + std::to_string(r);
+    const std::string row_pointer = text("%s/%zu", pointer.c_str(), r);
     Diagnostics found;
     read_job_object(obj, row_pointer, cluster, job, found);
     // Each error about a field becomes one about its cell.
@@ -322,9 +322,11 @@ void read_jobs_csv(const CsvTable& t, const std::string& pointer, const ClusterC
         rule.erase(at, row_pointer.size() + 1);
         if (rule.compare(at, 5, "plan/") == 0) rule.erase(at, 5);
       }
-      const std::string loc = column_of.count(field) ? where(row.line, column_of[field], field)
-                                                     : "line " + std::to_string(row.line);
-      csv_fail(errors, pointer, d.code, loc + ": " + rule);
+      const auto column = std::find(names.begin(), names.end(), field);
+      const std::string loc = column != names.end()
+                                  ? where(row.line, static_cast<int>(column - names.begin()) + 1, field)
+                                  : text("line %d", row.line);
+      csv_fail(errors, pointer, d.code, text("%s: %s", loc.c_str(), rule.c_str()));
     }
     jobs.push_back(std::move(job));
   }
@@ -333,8 +335,11 @@ void read_jobs_csv(const CsvTable& t, const std::string& pointer, const ClusterC
 void read_trace_csv(const CsvTable& t, const std::string& pointer, const ClusterConfig& cluster,
                     const TraceMapping& mapping, std::vector<JobSpec>& jobs, Diagnostics& errors) {
   const CsvRow& header = t.rows.front();
-  std::map<std::string, int> index;
-  for (size_t k = 0; k < header.cells.size(); ++k) index[header.cells[k].text] = static_cast<int>(k);
+  auto index = [&](const char* name) {
+    int k = 0;
+    while (header.cells[k].text != name) ++k;  // the trace's columns are all there
+    return k;
+  };
   const std::vector<int> counts = allocation_counts(cluster.num_gpus, cluster.gpus_per_node);
   struct Row {
     int line;
@@ -347,18 +352,17 @@ void read_trace_csv(const CsvTable& t, const std::string& pointer, const Cluster
     const CsvRow& row = t.rows[r];
     if (row.cells.size() != header.cells.size()) {
       csv_fail(errors, pointer, "columns",
-               "line " + std::to_string(row.line) + ": has " + std::to_string(row.cells.size()) +
-                   " cells, the header " + std::to_string(header.cells.size()));
+               text("line %d: has %zu cells, the header %zu", row.line, row.cells.size(), header.cells.size()));
       continue;
     }
-    Row out{row.line, row.cells[index["job_id"]].text, 0, 0, 0, 0};
+    Row out{row.line, row.cells[index("job_id")].text, 0, 0, 0, 0};
     bool ok = true;
     auto number = [&](const char* name, double& v, bool positive) {
-      const CsvCell& c = row.cells[index[name]];
+      const CsvCell& c = row.cells[index(name)];
       if (!csv_number(c.text, v) || v < 0 || (positive && v <= 0)) {
         csv_fail(errors, pointer, "type",
-                 where(row.line, c.column, name) + ": must be a " + (positive ? "positive" : "non-negative") +
-                     " number, got \"" + c.text + "\"");
+                 text("%s: must be a %s number, got \"%s\"", where(row.line, c.column, name).c_str(),
+                      positive ? "positive" : "non-negative", c.text.c_str()));
         ok = false;
       }
     };
@@ -368,24 +372,28 @@ void read_trace_csv(const CsvTable& t, const std::string& pointer, const Cluster
     number("duration", out.duration, true);
     number("num_gpu", g, true);
     if (!ok) continue;
-    const CsvCell& gc = row.cells[index["num_gpu"]];
+    const CsvCell& gc = row.cells[index("num_gpu")];
     if (g != std::floor(g) || g > 1e6) {
-      csv_fail(errors, pointer, "type", where(row.line, gc.column, "num_gpu") + ": must be a whole number, got \"" + gc.text + "\"");
+      csv_fail(errors, pointer, "type",
+               text("%s: must be a whole number, got \"%s\"", where(row.line, gc.column, "num_gpu").c_str(),
+                    gc.text.c_str()));
       continue;
     }
     if (out.deadline <= out.submission) {
       csv_fail(errors, pointer, "range",
-               where(row.line, row.cells[index["deadline"]].column, "deadline") + ": must be after submission_time (" +
-                   describe_number(out.submission) + ")");
+               text("%s: must be after submission_time (%s)",
+                    where(row.line, row.cells[index("deadline")].column, "deadline").c_str(),
+                    describe_number(out.submission).c_str()));
       continue;
     }
     const long long scaled = static_cast<long long>(g) * mapping.gpu_scale;
     if (scaled > cluster.num_gpus || !std::binary_search(counts.begin(), counts.end(), static_cast<int>(scaled))) {
       csv_fail(errors, pointer, "allocation",
-               where(row.line, gc.column, "num_gpu") + ": " + gc.text + " x /workload/mapping/gpu_scale (" +
-                   std::to_string(mapping.gpu_scale) + ") = " + std::to_string(scaled) + " GPUs, which is not " +
-                   (scaled > cluster.num_gpus ? "within /cluster/num_gpus (" + std::to_string(cluster.num_gpus) + ")"
-                                              : allowed_counts_text(cluster)));
+               text("%s: %s x /workload/mapping/gpu_scale (%d) = %lld GPUs, which is not %s",
+                    where(row.line, gc.column, "num_gpu").c_str(), gc.text.c_str(), mapping.gpu_scale, scaled,
+                    (scaled > cluster.num_gpus ? text("within /cluster/num_gpus (%d)", cluster.num_gpus)
+                                               : allowed_counts_text(cluster))
+                        .c_str()));
       continue;
     }
     out.gpus = static_cast<int>(g);
@@ -402,7 +410,7 @@ void read_trace_csv(const CsvTable& t, const std::string& pointer, const Cluster
         break;
       }
     JobSpec job;
-    job.id = row.id.empty() ? "line-" + std::to_string(row.line) : row.id;
+    job.id = row.id.empty() ? text("line-%d", row.line) : row.id;
     job.arrival_s = (row.submission - first) * mapping.time_scale;
     job.model = size->model;
     job.global_batch = size->global_batch;
@@ -419,9 +427,9 @@ void read_trace_csv(const CsvTable& t, const std::string& pointer, const Cluster
 
 }  // namespace
 
-void read_job_csv(const std::string& text, const std::string& pointer, const ClusterConfig& cluster,
+void read_job_csv(const std::string& csv_text, const std::string& pointer, const ClusterConfig& cluster,
                   const TraceMapping& mapping, std::vector<JobSpec>& jobs, Diagnostics& errors) {
-  const CsvTable t = read_csv(text);
+  const CsvTable t = read_csv(csv_text);
   if (!t.error.empty()) {
     errors.push_back(make_diagnostic("syntax", pointer, t.error));
     return;
@@ -431,8 +439,7 @@ void read_job_csv(const std::string& text, const std::string& pointer, const Clu
     return;
   }
   if (t.rows.size() - 1 > static_cast<size_t>(kMaxJobs)) {
-    errors.push_back(make_diagnostic("range", pointer, "holds " + std::to_string(t.rows.size() - 1) +
-                                                           " jobs; at most " + std::to_string(kMaxJobs)));
+    errors.push_back(make_diagnostic("range", pointer, text("holds %zu jobs; at most %d", t.rows.size() - 1, kMaxJobs)));
     return;
   }
   std::set<std::string> header;
@@ -484,7 +491,10 @@ void read_trace_mapping(const json* j, const std::string& pointer, TraceMapping&
         pr.fail("derived", join_pointer(pr.pointer(), k), "is chosen per job (the best plan on its GPUs)");
     pr.finish();
     plan_obj["tp"] = plan_obj["pp"] = plan_obj["dp"] = 1;
-    auto c = parse_sim_config(json{{"model", "gpt3-2.7b"}, {"plan", plan_obj}});
+    json cfg = json::object();
+    cfg["model"] = "gpt3-2.7b";
+    cfg["plan"] = plan_obj;
+    auto c = parse_sim_config(cfg);
     if (!c.ok()) {
       for (const Diagnostic& d : c.errors()) {
         Diagnostic out = d;
@@ -518,7 +528,7 @@ void read_generator_settings(const json* j, const std::string& pointer, const Cl
     }
     const double a = (*v)[0].get<double>(), b = (*v)[1].get<double>();
     if (!(a > 0) || !(b >= a) || b > max) {
-      r.fail("range", r.at(key), "must be [least, most] with 0 < least <= most <= " + describe_number(max));
+      r.fail("range", r.at(key), text("must be [least, most] with 0 < least <= most <= %s", describe_number(max).c_str()));
       return;
     }
     lo = a;
@@ -546,8 +556,8 @@ void read_generator_settings(const json* j, const std::string& pointer, const Cl
         er.finish();
         if (er.has("gpus") && (e.gpus > cluster.num_gpus || !std::binary_search(counts.begin(), counts.end(), e.gpus)))
           er.fail("allocation", er.at("gpus"),
-                  "must be " + allowed_counts_text(cluster) + " within /cluster/num_gpus (" +
-                      std::to_string(cluster.num_gpus) + "), got " + std::to_string(e.gpus));
+                  text("must be %s within /cluster/num_gpus (%d), got %d", allowed_counts_text(cluster).c_str(),
+                       cluster.num_gpus, e.gpus));
         g.mix.push_back(e);
       }
     }
@@ -556,17 +566,20 @@ void read_generator_settings(const json* j, const std::string& pointer, const Cl
 }
 
 void finish_job_list(std::vector<JobSpec>& jobs, const std::string& pointer, Diagnostics& errors) {
-  std::map<std::string, int> first;
+  std::set<std::string> seen;
   for (size_t i = 0; i < jobs.size(); ++i) {
-    auto [it, fresh] = first.emplace(jobs[i].id, static_cast<int>(i));
-    if (!fresh)
-      errors.push_back(make_diagnostic("duplicate_id", pointer,
-                                       "job id \"" + jobs[i].id + "\" is given to jobs " +
-                                           std::to_string(it->second + 1) + " and " + std::to_string(i + 1) +
-                                           " of the list; ids must be unique"));
+    if (seen.insert(jobs[i].id).second) continue;
+    size_t first = 0;
+    while (jobs[first].id != jobs[i].id) ++first;
+    errors.push_back(make_diagnostic("duplicate_id", pointer,
+                                     text("job id \"%s\" is given to jobs %zu and %zu of the list; ids must be unique",
+                                          jobs[i].id.c_str(), first + 1, i + 1)));
   }
-  std::stable_sort(jobs.begin(), jobs.end(),
-                   [](const JobSpec& a, const JobSpec& b) { return a.arrival_s < b.arrival_s; });
+  std::vector<double> arrival;
+  for (const JobSpec& j : jobs) arrival.push_back(j.arrival_s);
+  std::vector<JobSpec> sorted;
+  for (int i : order_by(arrival)) sorted.push_back(std::move(jobs[i]));
+  jobs = std::move(sorted);
 }
 
 }  // namespace vtrain::detail
