@@ -62,6 +62,9 @@ std::string all_messages(const Diagnostics& errors) {
   return s;
 }
 
+// The bundled policies (a test below registers more, which requests then run by default).
+json bundled_policies() { return json{"fifo", "edf", "elasticflow-dp", "elasticflow-vtrain"}; }
+
 // A busy workload: arrivals close together, deadlines from tight to loose, all sizes.
 json busy_request(int jobs = 24, unsigned seed = 3) {
   return json{{"cluster", small_cluster(64)},
@@ -76,6 +79,7 @@ json busy_request(int jobs = 24, unsigned seed = 3) {
                    {{{"model", small_model()}, {"global_batch", 64}, {"gpus", 8}, {"weight", 3}},
                     {{"model", small_model()}, {"global_batch", 64}, {"gpus", 16}, {"weight", 1}},
                     {{"model", small_model()}, {"global_batch", 128}, {"gpus", 2}, {"weight", 2}}}}}}}},
+              {"policies", bundled_policies()},
               {"restart_pause_s", 60}};
 }
 
@@ -138,7 +142,8 @@ TEST_CASE("cluster: best-plan curves are never below data-parallel-only curves, 
 
 TEST_CASE("cluster: one job on an empty cluster finishes in simulate's time for its plan, under every policy") {
   const ScheduleResult r = run_ok(json{{"cluster", small_cluster(64)},
-                                       {"workload", {{"jobs", {job("only", 100, 1e7, 16, 500)}}}}});
+                                       {"workload", {{"jobs", {job("only", 100, 1e7, 16, 500)}}}},
+                                       {"policies", bundled_policies()}});
   REQUIRE(r.policies.size() == 4);
   for (const PolicyResult& p : r.policies) {
     INFO(p.name);
@@ -227,7 +232,8 @@ TEST_CASE("cluster: the ElasticFlow policies turn away a job whose deadline no a
   // minute after arrival.
   const ScheduleResult r = run_ok(json{{"cluster", small_cluster(64)},
                                        {"workload",
-                                        {{"jobs", {job("easy", 0, 1e7, 8, 100), job("hopeless", 10, 70, 8, 10000)}}}}});
+                                        {{"jobs", {job("easy", 0, 1e7, 8, 100), job("hopeless", 10, 70, 8, 10000)}}}},
+                                       {"policies", bundled_policies()}});
   for (const PolicyResult& p : r.policies) {
     INFO(p.name);
     CHECK(p.jobs[0].admitted);
@@ -376,8 +382,10 @@ TEST_CASE("cluster: a CSV job list runs like the same jobs as JSON") {
                   {"plan", {{"tp", 1}, {"pp", 1}, {"micro_batch", 2}, {"recompute", "selective"}}}});
   jobs.push_back({{"id", "b"}, {"arrival_s", 100}, {"deadline_s", 72000}, {"model", "gpt3-2.7b"}, {"global_batch", 512},
                   {"gpus", 8}, {"tokens", 1e9}});
-  const ScheduleResult from_csv = run_ok(json{{"cluster", small_cluster(64)}, {"workload", {{"csv", csv}}}});
-  const ScheduleResult from_json = run_ok(json{{"cluster", small_cluster(64)}, {"workload", {{"jobs", jobs}}}});
+  const ScheduleResult from_csv =
+      run_ok(json{{"cluster", small_cluster(64)}, {"workload", {{"csv", csv}}}, {"policies", bundled_policies()}});
+  const ScheduleResult from_json =
+      run_ok(json{{"cluster", small_cluster(64)}, {"workload", {{"jobs", jobs}}}, {"policies", bundled_policies()}});
   json a = json::parse(to_json_text(from_csv)), b = json::parse(to_json_text(from_json));
   for (json* j : {&a, &b}) {
     j->erase("stats");
@@ -512,4 +520,26 @@ TEST_CASE("cluster: a run can be cancelled through its progress callback") {
   auto r = schedule(parse_ok(busy_request(12)), control);
   REQUIRE_FALSE(r.ok());
   CHECK(r.errors()[0].code == "cancelled");
+}
+
+TEST_CASE("cluster: a period adds re-planning events and keeps every invariant") {
+  json req = busy_request(12);
+  const ScheduleResult plain = run_ok(req);
+  req["period_s"] = 900;
+  const ScheduleResult periodic = run_ok(req);
+  for (size_t k = 0; k < plain.policies.size(); ++k) {
+    const PolicyResult& a = plain.policies[k];
+    const PolicyResult& b = periodic.policies[k];
+    INFO(a.name);
+    CHECK(b.events >= static_cast<int>(b.makespan_s / 900));
+    CHECK(b.events > a.events);
+    for (size_t i = 0; i < b.jobs.size(); ++i)
+      if (b.jobs[i].finished)
+        CHECK(iterations_trained(b.jobs[i]) ==
+              doctest::Approx(static_cast<double>(periodic.request.workload.jobs[i].iterations)).epsilon(1e-9));
+    // fifo and edf never change what a job holds, so re-planning changes nothing for them.
+    if (a.name == "fifo" || a.name == "edf") CHECK(a.avg_jct_s == b.avg_jct_s);
+  }
+  req["period_s"] = 0.5;
+  CHECK(has_error(errors_of(req), "/period_s", "must be 0 (no period) or at least 1 s"));
 }
