@@ -9,6 +9,7 @@
 #include "vtrain/optimal.hpp"
 #include "vtrain/profile.hpp"
 #include "vtrain/simulate.hpp"
+#include "vtrain/version.hpp"
 
 namespace vtrain::api {
 
@@ -85,7 +86,7 @@ std::string profiles() {
   return ok_reply(list);
 }
 
-std::string version() { return ok_reply(json{{"version", "0.1.0"}}); }
+std::string version() { return ok_reply(json{{"version", kVersion}}); }
 
 std::string explore(std::string_view request_json, const std::function<bool(double)>& progress, int threads) {
   Diagnostics errors;
