@@ -174,7 +174,7 @@ int run_calibrate(const Args& args) {
   if (!apply_setup_options(args, setup)) return 2;
   // A fixed starting point makes the fit repeatable: the bundled profile's hardware figures and
   // provenance with every fitted parameter at its nominal value (--profile FILE starts elsewhere).
-  const Profile* base = find_profile("a100-sxm4-80gb");
+  const Profile* base = bundled_profiles().find("a100-sxm4-80gb");
   Profile start = nominal_profile(base ? *base : Profile{});
   bool has_custom = false;
   if (!load_profile_option(args, start, has_custom)) return 2;

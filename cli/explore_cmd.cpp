@@ -216,10 +216,8 @@ int run_explore(const Args& args) {
     if (!load_json_argument(args.positional[0], request)) return 2;
     within = use_config_of_result(request, args.positional[0]);
   } else {
-    std::string names;
-    for (const auto& n : explore_case_names()) names += (names.empty() ? "" : ", ") + n;
     std::fprintf(stderr, "error: explore needs a CONFIG (JSON file or example name) or --case NAME (%s)\n",
-                 names.c_str());
+                 explore_cases().names_text().c_str());
     return 2;
   }
   if (!request.is_object()) {

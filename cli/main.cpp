@@ -82,13 +82,11 @@ bool load_config_text(const std::string& arg, std::string& text, std::string& er
     error = "cannot read \"" + arg + "\": no such file";
     return false;
   }
-  if (const ExampleConfig* e = find_example(arg)) {
+  if (const ExampleConfig* e = example_configs().find(arg)) {
     text = e->json_text;
     return true;
   }
-  std::string names;
-  for (const auto& e : example_configs()) names += (names.empty() ? "" : ", ") + e.name;
-  error = "cannot read \"" + arg + "\": not a file and not a bundled example (" + names + ")";
+  error = "cannot read \"" + arg + "\": not a file and not a bundled example (" + example_configs().names_text() + ")";
   return false;
 }
 

@@ -32,8 +32,7 @@ std::string model_text(const json& m) {
 
 int run_optimal(const Args& args) {
   json request;
-  std::string names;
-  for (const auto& n : optimal_preset_names()) names += (names.empty() ? "" : ", ") + n;
+  const std::string names = optimal_presets().names_text();
   if (args.has("preset")) {
     request = {{"preset", args.get("preset")}};
   } else if (!args.positional.empty()) {

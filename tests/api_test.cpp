@@ -54,13 +54,13 @@ TEST_CASE("api: presets, examples and profiles are listed") {
   json profiles = json::parse(vtrain::api::profiles());
   REQUIRE(profiles["ok"] == true);
   CHECK(profiles["result"].size() == 2);
-  CHECK(vtrain::find_profile("a100-sxm4-80gb"));
-  CHECK(vtrain::find_profile("a100-sxm4-40gb"));
-  CHECK(vtrain::find_profile("a100-sxm4-40gb")->hbm_GiB == 40);
+  CHECK(vtrain::bundled_profiles().find("a100-sxm4-80gb"));
+  CHECK(vtrain::bundled_profiles().find("a100-sxm4-40gb"));
+  CHECK(vtrain::bundled_profiles().find("a100-sxm4-40gb")->hbm_GiB == 40);
 }
 
 TEST_CASE("api: a profile survives a JSON round trip and rejects unknown keys") {
-  const vtrain::Profile* p = vtrain::find_profile("a100-sxm4-80gb");
+  const vtrain::Profile* p = vtrain::bundled_profiles().find("a100-sxm4-80gb");
   REQUIRE(p);
   json j = vtrain::to_json(*p);
   auto back = vtrain::parse_profile(j);
@@ -73,7 +73,7 @@ TEST_CASE("api: a profile survives a JSON round trip and rejects unknown keys") 
 }
 
 TEST_CASE("api: a profile must give every field; one left out is named, not filled with the A100's") {
-  const vtrain::Profile* p = vtrain::find_profile("a100-sxm4-80gb");
+  const vtrain::Profile* p = vtrain::bundled_profiles().find("a100-sxm4-80gb");
   REQUIRE(p);
   for (const char* section : {"hardware", "compute", "communication", "memory"}) {
     json j = vtrain::to_json(*p);

@@ -84,7 +84,7 @@ TEST_CASE("explore: every plan is valid, and its numbers are simulate()'s with c
   const ExploreResult r = explore_ok(req);
   REQUIRE(r.plans.size() > 500);
   CHECK(r.stats.plans == static_cast<long long>(r.plans.size()));
-  const Profile* prof = find_profile("a100-sxm4-80gb");
+  const Profile* prof = bundled_profiles().find("a100-sxm4-80gb");
   std::set<std::tuple<int, int, int, int, int, int, bool, int>> seen;
   long long simulated = 0;
   for (const PlanEstimate& e : r.plans) {

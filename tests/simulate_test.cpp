@@ -207,7 +207,7 @@ TEST_CASE("simulate: odd but valid configs give finite results") {
 }
 
 TEST_CASE("simulate: a profile whose rates nearly vanish is an error, not an infinite cost") {
-  Profile slow = *find_profile("a100-sxm4-80gb");
+  Profile slow = *bundled_profiles().find("a100-sxm4-80gb");
   slow.gemm_max_efficiency = 1e-300;  // valid to the reader (above 0), absurd to the arithmetic
   json j = test::small_config();
   j["training"]["tokens"] = 1e18;
@@ -221,7 +221,7 @@ TEST_CASE("simulate: a profile whose rates nearly vanish is an error, not an inf
 }
 
 TEST_CASE("simulate: a result carries the profile's recorded error on measured runs like it") {
-  const Profile* bundled = find_profile("a100-sxm4-80gb");
+  const Profile* bundled = bundled_profiles().find("a100-sxm4-80gb");
   REQUIRE(bundled);
   const json& cal = bundled->provenance["calibration"];
   const json& held = cal["cross_validation"]["held_out"];
@@ -268,7 +268,7 @@ TEST_CASE("simulate: a result carries the profile's recorded error on measured r
 }
 
 TEST_CASE("simulate: beyond the calibration runs' GPU counts the accuracy is that of the published runs") {
-  const Profile* bundled = find_profile("a100-sxm4-80gb");
+  const Profile* bundled = bundled_profiles().find("a100-sxm4-80gb");
   REQUIRE(bundled != nullptr);
   const json& cal = bundled->provenance["calibration"];
   const json& multi = cal["cross_validation"]["held_out"][1];
@@ -467,7 +467,7 @@ TEST_CASE("simulate: a pipeline depth that does not divide the layers gives unev
 TEST_CASE("simulate: more sequences per micro-batch never shorten the iteration, host-bound or not") {
   // A host that issues forward kernels slowly and backward kernels quickly: the head's backward
   // leaves the GPU a backlog that drains while the host issues the last layer's recomputation.
-  Profile p = *find_profile("a100-sxm4-80gb");
+  Profile p = *bundled_profiles().find("a100-sxm4-80gb");
   p.host_issue_us = 100;
   p.host_issue_backward_us = 4;
   p.host_layer_us = 0;
@@ -573,7 +573,7 @@ TEST_CASE("simulate: a pipeline transfer crosses the network where a pair of par
   // tp 2 x pp 3 x dp 2 with replicas outermost: the second replica's ranks 6-11 cross the
   // first node's end between its stages 0 (ranks 6, 7) and 1 (ranks 8, 9). Beyond the fixed
   // cost of a send, the bytes take more than twice as long on a GPU's share of the NICs.
-  const double fixed_s = find_profile("a100-sxm4-80gb")->p2p_latency_us * 1e-6;
+  const double fixed_s = bundled_profiles().find("a100-sxm4-80gb")->p2p_latency_us * 1e-6;
   CHECK(p2p(2, 3, 2, "tp-pp-dp", 8) - fixed_s > 2 * (p2p(2, 3, 2, "tp-pp-dp", 16) - fixed_s));
   // tp 2 x pp 2 x dp 2 fills one node exactly in either order.
   CHECK(p2p(2, 2, 2, "tp-pp-dp", 8) == p2p(2, 2, 2, "tp-pp-dp", 16));
@@ -618,7 +618,7 @@ TEST_CASE("simulate: with launch blocking the host waits for every kernel, and n
 
   // Every kernel's issue is GPU idle time that the queue hid before: at least the layers' kernels,
   // each micro-batch, at the cheaper of the two per-kernel host costs.
-  const Profile* prof = find_profile("a100-sxm4-80gb");
+  const Profile* prof = bundled_profiles().find("a100-sxm4-80gb");
   REQUIRE(prof != nullptr);
   double layer_kernels = 0;
   for (const OperatorTime& o : blocking.operators)
@@ -667,7 +667,7 @@ TEST_CASE("simulate: ZeRO-1 that all-reduces the gradients whole keeps the shard
 }
 
 TEST_CASE("simulate: a collective across nodes pays a fixed start and NCCL's latency for each ring step") {
-  const Profile& prof = *find_profile("a100-sxm4-80gb");
+  const Profile& prof = *bundled_profiles().find("a100-sxm4-80gb");
   // The per-step latency is NCCL's own (src/graph/tuning.cc: ring, Simple, network), not fitted.
   CHECK(prof.inter_node_latency_us == 9.6);
   for (const auto& param : default_fit_parameters()) CHECK(param.name != "/communication/inter_node_latency_us");
@@ -758,7 +758,7 @@ TEST_CASE("simulate: an overlapped gradient reduction takes Megatron-Core's buck
 
   // On a network whose every collective costs 100 ms to start, the buckets cost more than they
   // hide: the result says by how much and why.
-  Profile slow_start = *find_profile("a100-sxm4-80gb");
+  Profile slow_start = *bundled_profiles().find("a100-sxm4-80gb");
   slow_start.inter_node_base_latency_us = 100000;
   const auto [slow_after, slow_overlapped] = after_and_overlapped(wide_plan, &slow_start);
   REQUIRE(slow_overlapped.iteration_time_s > 1.001 * slow_after.iteration_time_s);

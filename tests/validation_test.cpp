@@ -464,7 +464,7 @@ TEST_CASE("validation: runs alike where more work was measured faster are contra
 
 TEST_CASE("validation: the profile fit recovers known parameters, from the start and from spread starts") {
   // Measurements made by the simulator itself with known host and GEMM parameters.
-  Profile truth = *find_profile("a100-sxm4-80gb");
+  Profile truth = *bundled_profiles().find("a100-sxm4-80gb");
   truth.host_issue_us = 30;
   truth.gemm_max_efficiency = 0.7;
   std::vector<MeasuredRun> runs;
@@ -549,7 +549,7 @@ TEST_CASE("validation: the bundled A100 profile meets its accuracy on the calibr
 // The published runs' errors the bundled profile records (what `simulate` cites for plans larger
 // than the calibration runs) are what validating its files gives now.
 TEST_CASE("validation: the bundled profile's published-run errors are those of its files") {
-  const Profile* bundled = find_profile("a100-sxm4-80gb");
+  const Profile* bundled = bundled_profiles().find("a100-sxm4-80gb");
   REQUIRE(bundled != nullptr);
   const auto& published = bundled->provenance["calibration"]["published"];
   REQUIRE(published.size() == 3);

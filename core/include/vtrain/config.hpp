@@ -8,6 +8,8 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "vtrain/diagnostics.hpp"
+#include "vtrain/enums.hpp"
+#include "vtrain/registry.hpp"
 
 namespace vtrain {
 
@@ -18,6 +20,53 @@ enum class Recompute { none, selective, full };
 enum class Attention { flash, unfused };
 enum class Precision { fp16, bf16 };
 enum class Placement { tp_dp_pp, tp_pp_dp };
+
+template <>
+struct EnumNames<Mlp> {
+  static constexpr const char* key = "mlp";
+  static constexpr EnumName<Mlp> table[] = {{Mlp::gelu, "gelu", "GeLU (2 GEMMs)"},
+                                            {Mlp::swiglu, "swiglu", "SwiGLU (gated, 3 GEMMs)"}};
+};
+template <>
+struct EnumNames<Norm> {
+  static constexpr const char* key = "norm";
+  static constexpr EnumName<Norm> table[] = {{Norm::layernorm, "layernorm", "LayerNorm"},
+                                             {Norm::rmsnorm, "rmsnorm", "RMSNorm"}};
+};
+template <>
+struct EnumNames<PositionEmbedding> {
+  static constexpr const char* key = "position";
+  static constexpr EnumName<PositionEmbedding> table[] = {
+      {PositionEmbedding::learned, "learned", "learned"},
+      {PositionEmbedding::rope, "rope", "rotary (RoPE)"},
+      {PositionEmbedding::alibi, "alibi", "ALiBi (bias on the scores)"}};
+};
+template <>
+struct EnumNames<Recompute> {
+  static constexpr const char* key = "recompute";
+  static constexpr EnumName<Recompute> table[] = {
+      {Recompute::none, "none", "none"},
+      {Recompute::selective, "selective", "selective (the attention core)"},
+      {Recompute::full, "full", "full (every layer's forward)"}};
+};
+template <>
+struct EnumNames<Attention> {
+  static constexpr const char* key = "attention";
+  static constexpr EnumName<Attention> table[] = {{Attention::flash, "flash", "fused (flash)"},
+                                                  {Attention::unfused, "unfused", "unfused"}};
+};
+template <>
+struct EnumNames<Precision> {
+  static constexpr const char* key = "precision";
+  static constexpr EnumName<Precision> table[] = {{Precision::fp16, "fp16", "fp16 (16-bit gradients)"},
+                                                  {Precision::bf16, "bf16", "bf16 (fp32 gradient buffers)"}};
+};
+template <>
+struct EnumNames<Placement> {
+  static constexpr const char* key = "placement";
+  static constexpr EnumName<Placement> table[] = {{Placement::tp_dp_pp, "tp-dp-pp", "tp, dp, pp"},
+                                                  {Placement::tp_pp_dp, "tp-pp-dp", "tp, pp, dp"}};
+};
 
 // Largest value of each whole-number field (count). The JSON reader and the measurement files
 // both reject anything above, so that every product the simulator forms stays in range.
@@ -119,8 +168,8 @@ struct ModelPreset {
   double published_params;  // parameter count the authors state (count)
 };
 
-const std::vector<ModelPreset>& model_presets();
-const ModelPreset* find_model_preset(const std::string& name);
+inline const std::string& registry_name(const ModelPreset& p) { return p.model.name; }
+const Registry<ModelPreset>& model_presets();
 
 // Parses and checks a whole simulate config. Unknown keys, wrong types and broken rules come
 // back as diagnostics naming the field. Bandwidths left at 0 are filled from the profile later.
@@ -132,14 +181,6 @@ Diagnostics check_sim_config(const SimConfig& c);
 // Serializes a config with every field explicit (the form a saved link reproduces).
 nlohmann::json to_json(const SimConfig& c);
 nlohmann::json to_json(const ModelConfig& m);
-
-const char* to_string(Mlp v);
-const char* to_string(Norm v);
-const char* to_string(PositionEmbedding v);
-const char* to_string(Recompute v);
-const char* to_string(Attention v);
-const char* to_string(Precision v);
-const char* to_string(Placement v);
 
 // Derived counts of a valid config.
 int micro_batches_per_iteration(const PlanConfig& p);  // global_batch / (dp * micro_batch)

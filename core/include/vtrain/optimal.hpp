@@ -12,12 +12,21 @@
 #include "vtrain/config.hpp"
 #include "vtrain/diagnostics.hpp"
 #include "vtrain/explore.hpp"
+#include "vtrain/model.hpp"
 #include "vtrain/scaling.hpp"
 
 namespace vtrain {
 
+// What a budget limits: wall-clock days, money (dollars or GPU-hours at a price) or FLOPs.
 enum class BudgetKind { time, money, flops };
-enum class ModelFamily { gpt, llama };
+template <>
+struct EnumNames<BudgetKind> {
+  static constexpr const char* key = "budget_kind";
+  static constexpr EnumName<BudgetKind> table[] = {
+      {BudgetKind::time, "time", "days on the cluster"},
+      {BudgetKind::money, "money", "dollars, or GPU-hours at the price"},
+      {BudgetKind::flops, "flops", "FLOPs at the GPUs' peak"}};
+};
 
 struct OptimalRequest {
   BudgetKind budget = BudgetKind::time;
@@ -85,8 +94,15 @@ struct OptimalControl {
 };
 
 Outcome<OptimalRequest> parse_optimal_request(const nlohmann::json& j);
-std::vector<std::string> optimal_preset_names();
-const nlohmann::json* find_optimal_preset(const std::string& name);
+
+// A request as it was published (a case study): {"preset": NAME, ...overrides} runs it.
+struct OptimalPreset {
+  std::string name;          // e.g. "vtrain-case3"
+  std::string description;   // one line: what it asks
+  std::string request_json;  // the whole request (JSON text)
+};
+
+const Registry<OptimalPreset>& optimal_presets();
 
 // The candidate architectures of a family between two sizes (hidden in multiples of 256, head
 // dimension 128, layers from the family's aspect ratio).

@@ -52,11 +52,8 @@ std::string validate_config(std::string_view config_json) {
   if (!parse_text(config_json, j, errors)) return errors_reply(errors);
   auto config = parse_sim_config(j);
   if (!config.ok()) return errors_reply(config.errors());
-  if (!find_profile(config.value().cluster.gpu)) {
-    return errors_reply({make_diagnostic("unknown_gpu", "/cluster/gpu",
-                                         "no profile named \"" + config.value().cluster.gpu +
-                                             "\"; bundled profiles are " + bundled_profile_names())});
-  }
+  if (!bundled_profiles().find(config.value().cluster.gpu))
+    return errors_reply({unknown_gpu(config.value().cluster.gpu, "/cluster/gpu")});
   return ok_reply(to_json(config.value()));
 }
 
@@ -75,8 +72,8 @@ std::string presets() {
     examples.push_back({{"name", e.name}, {"description", e.description}, {"config", json::parse(e.json_text)}});
   }
   json optimal_presets = json::array();
-  for (const auto& name : optimal_preset_names())
-    optimal_presets.push_back({{"name", name}, {"request", *find_optimal_preset(name)}});
+  for (const auto& p : vtrain::optimal_presets())
+    optimal_presets.push_back({{"name", p.name}, {"request", json::parse(p.request_json)}});
   return ok_reply(json{{"models", models}, {"examples", examples}, {"optimal", optimal_presets}});
 }
 

@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "vtrain/config.hpp"
 #include "vtrain/diagnostics.hpp"
+#include "vtrain/enums.hpp"
 
 namespace vtrain::detail {
 
@@ -114,24 +114,17 @@ class ObjectReader {
     out = v->get<std::string>();
   }
 
-  template <class E>
-  void read_enum(const char* key, E& out, std::initializer_list<std::pair<const char*, E>> names) {
+  // Reads one of the names of E's table (vtrain/enums.hpp).
+  template <NamedEnum E>
+  void read_enum(const char* key, E& out) {
     const json* v = child(key);
     if (!v) return;
-    std::string allowed;
-    for (const auto& [name, value] : names) allowed += (allowed.empty() ? "" : ", ") + std::string(name);
     if (!v->is_string()) {
-      fail("type", at(key), "must be one of " + allowed);
+      fail("type", at(key), "must be one of " + enum_choices<E>());
       return;
     }
     const std::string s = v->get<std::string>();
-    for (const auto& [name, value] : names) {
-      if (s == name) {
-        out = value;
-        return;
-      }
-    }
-    fail("enum", at(key), "must be one of " + allowed + ", got \"" + s + "\"");
+    if (!from_string(s, out)) fail("enum", at(key), "must be one of " + enum_choices<E>() + ", got \"" + s + "\"");
   }
 
   // Reports every key that no read asked for.
@@ -225,15 +218,14 @@ inline void read_bool_list(ObjectReader& r, const char* key, std::vector<bool>& 
   });
 }
 
-inline void read_recompute_list(ObjectReader& r, const char* key, std::vector<Recompute>& out) {
-  read_list(r, key, out, [&](const json& x, const std::string& at, bool, Recompute& value) {
+// Reads `key` as one name of E's table or an array of them.
+template <NamedEnum E>
+void read_enum_list(ObjectReader& r, const char* key, std::vector<E>& out) {
+  read_list(r, key, out, [&](const json& x, const std::string& at, bool, E& value) {
     const std::string s = x.is_string() ? x.get<std::string>() : std::string();
-    if (s == "none") value = Recompute::none;
-    else if (s == "selective") value = Recompute::selective;
-    else if (s == "full") value = Recompute::full;
-    else {
+    if (!from_string(s, value)) {
       r.fail(x.is_string() ? "enum" : "type", at,
-             "must be one of none, selective, full" + (s.empty() ? std::string() : ", got \"" + s + "\""));
+             "must be one of " + enum_choices<E>() + (s.empty() ? std::string() : ", got \"" + s + "\""));
       return false;
     }
     return true;

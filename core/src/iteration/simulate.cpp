@@ -22,31 +22,6 @@ double MemoryBreakdown::total() const {
   return weights + gradients + optimizer_states + activations + buffers;
 }
 
-const char* to_string(BlockKind k) {
-  switch (k) {
-    case BlockKind::forward: return "forward";
-    case BlockKind::recompute: return "recompute";
-    case BlockKind::backward: return "backward";
-    case BlockKind::pp_send: return "pp_send";
-    case BlockKind::dp_comm: return "dp_comm";
-    case BlockKind::embedding_comm: return "embedding_comm";
-    case BlockKind::optimizer: return "optimizer";
-  }
-  return "forward";
-}
-
-const char* to_string(WarningCode c) {
-  switch (c) {
-    case WarningCode::uneven_stages: return "uneven_stages";
-    case WarningCode::no_effect: return "no_effect";
-    case WarningCode::tp_across_nodes: return "tp_across_nodes";
-    case WarningCode::out_of_memory: return "out_of_memory";
-    case WarningCode::timeline_omitted: return "timeline_omitted";
-    case WarningCode::overlap_slower: return "overlap_slower";
-  }
-  return "no_effect";
-}
-
 namespace {
 
 constexpr double kMaxTimelineBlocks = 250000;
@@ -281,12 +256,8 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
 }
 
 Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_override, SimScratch* scratch) {
-  const Profile* prof = profile_override ? profile_override : find_profile(config.cluster.gpu);
-  if (!prof) {
-    return Outcome<SimResult>::fail("unknown_gpu", "/cluster/gpu",
-                                    "/cluster/gpu: no profile named \"" + config.cluster.gpu +
-                                        "\"; bundled profiles are " + bundled_profile_names());
-  }
+  const Profile* prof = profile_override ? profile_override : bundled_profiles().find(config.cluster.gpu);
+  if (!prof) return Diagnostics{unknown_gpu(config.cluster.gpu, "/cluster/gpu")};
   Diagnostics rules = check_sim_config(config);
   if (!rules.empty()) return rules;
 

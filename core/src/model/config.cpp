@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json_reader.hpp"
+#include "vtrain/model.hpp"
 
 namespace vtrain {
 
@@ -11,59 +12,22 @@ using detail::ObjectReader;
 
 namespace {
 
-ModelConfig gpt(const char* name, int layers, int hidden, int heads, int vocab, int seq_len) {
-  ModelConfig m;
-  m.name = name;
-  m.layers = layers;
-  m.hidden = hidden;
-  m.heads = heads;
-  m.kv_heads = heads;
-  m.seq_len = seq_len;
-  m.vocab = vocab;
-  m.ffn_hidden = 4 * hidden;
-  m.mlp = Mlp::gelu;
-  m.tied_embeddings = true;
-  m.norm = Norm::layernorm;
-  m.position = PositionEmbedding::learned;
-  m.bias = true;
-  return m;
-}
-
-ModelConfig llama(const char* name, int layers, int hidden, int heads, int kv_heads, int ffn,
-                  int vocab, int seq_len) {
-  ModelConfig m;
-  m.name = name;
-  m.layers = layers;
-  m.hidden = hidden;
-  m.heads = heads;
-  m.kv_heads = kv_heads;
-  m.seq_len = seq_len;
-  m.vocab = vocab;
-  m.ffn_hidden = ffn;
-  m.mlp = Mlp::swiglu;
-  m.tied_embeddings = false;
-  m.norm = Norm::rmsnorm;
-  m.position = PositionEmbedding::rope;
-  m.bias = false;
-  return m;
-}
-
 std::vector<ModelPreset> build_presets() {
   std::vector<ModelPreset> p;
   const char* gpt3 = "Brown et al. 2020, Language Models are Few-Shot Learners, Table 2.1";
-  p.push_back({gpt("gpt3-2.7b", 32, 2560, 32, 50257, 2048), "GPT-3 2.7B", gpt3, 2.7e9});
-  p.push_back({gpt("gpt3-6.7b", 32, 4096, 32, 50257, 2048), "GPT-3 6.7B", gpt3, 6.7e9});
-  p.push_back({gpt("gpt3-175b", 96, 12288, 96, 50257, 2048), "GPT-3 175B", gpt3, 175.0e9});
-  p.push_back({gpt("mt-nlg-530b", 105, 20480, 128, 50257, 2048), "Megatron-Turing NLG 530B",
+  p.push_back({gpt_model("gpt3-2.7b", 32, 2560, 32, 50257, 2048), "GPT-3 2.7B", gpt3, 2.7e9});
+  p.push_back({gpt_model("gpt3-6.7b", 32, 4096, 32, 50257, 2048), "GPT-3 6.7B", gpt3, 6.7e9});
+  p.push_back({gpt_model("gpt3-175b", 96, 12288, 96, 50257, 2048), "GPT-3 175B", gpt3, 175.0e9});
+  p.push_back({gpt_model("mt-nlg-530b", 105, 20480, 128, 50257, 2048), "Megatron-Turing NLG 530B",
                "Smith et al. 2022, Using DeepSpeed and Megatron to Train Megatron-Turing NLG 530B, "
                "section 2.3",
                530.0e9});
-  p.push_back({gpt("megatron-1t", 128, 25600, 160, 51200, 2048), "Megatron-LM 1T (weak-scaling study)",
+  p.push_back({gpt_model("megatron-1t", 128, 25600, 160, 51200, 2048), "Megatron-LM 1T (weak-scaling study)",
                "Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU "
                "Clusters, Table 1",
                1008.0e9});
   {
-    ModelConfig m = gpt("bloom-176b", 70, 14336, 112, 250880, 2048);
+    ModelConfig m = gpt_model("bloom-176b", 70, 14336, 112, 250880, 2048);
     m.position = PositionEmbedding::alibi;
     p.push_back({m, "BLOOM 176B", "BigScience 2022, BLOOM: A 176B-Parameter Open-Access "
                                   "Multilingual Language Model, Table 3",
@@ -71,19 +35,19 @@ std::vector<ModelPreset> build_presets() {
   }
   const char* llama2 = "Touvron et al. 2023, Llama 2: Open Foundation and Fine-Tuned Chat Models, "
                        "Table 1; parameter counts of the released checkpoints";
-  p.push_back({llama("llama2-7b", 32, 4096, 32, 32, 11008, 32000, 4096), "Llama 2 7B", llama2,
+  p.push_back({llama_model("llama2-7b", 32, 4096, 32, 32, 11008, 32000, 4096), "Llama 2 7B", llama2,
                6738415616.0});
-  p.push_back({llama("llama2-13b", 40, 5120, 40, 40, 13824, 32000, 4096), "Llama 2 13B", llama2,
+  p.push_back({llama_model("llama2-13b", 40, 5120, 40, 40, 13824, 32000, 4096), "Llama 2 13B", llama2,
                13015864320.0});
-  p.push_back({llama("llama2-70b", 80, 8192, 64, 8, 28672, 32000, 4096), "Llama 2 70B", llama2,
+  p.push_back({llama_model("llama2-70b", 80, 8192, 64, 8, 28672, 32000, 4096), "Llama 2 70B", llama2,
                68976648192.0});
   const char* llama3 = "Dubey et al. 2024, The Llama 3 Herd of Models, Table 3; parameter counts "
                        "of the released checkpoints";
-  p.push_back({llama("llama3-8b", 32, 4096, 32, 8, 14336, 128256, 8192), "Llama 3 8B", llama3,
+  p.push_back({llama_model("llama3-8b", 32, 4096, 32, 8, 14336, 128256, 8192), "Llama 3 8B", llama3,
                8030261248.0});
-  p.push_back({llama("llama3-70b", 80, 8192, 64, 8, 28672, 128256, 8192), "Llama 3 70B", llama3,
+  p.push_back({llama_model("llama3-70b", 80, 8192, 64, 8, 28672, 128256, 8192), "Llama 3 70B", llama3,
                70553706496.0});
-  p.push_back({llama("llama3.1-405b", 126, 16384, 128, 8, 53248, 128256, 8192), "Llama 3.1 405B",
+  p.push_back({llama_model("llama3.1-405b", 126, 16384, 128, 8, 53248, 128256, 8192), "Llama 3.1 405B",
                llama3, 405853388800.0});
   return p;
 }
@@ -96,13 +60,10 @@ void read_model_fields(ObjectReader& r, ModelConfig& m) {
   r.read("seq_len", m.seq_len, 1, limits::seq_len);
   r.read("vocab", m.vocab, 1, limits::vocab);
   r.read("ffn_hidden", m.ffn_hidden, 1, limits::ffn_hidden);
-  r.read_enum("mlp", m.mlp, {{"gelu", Mlp::gelu}, {"swiglu", Mlp::swiglu}});
+  r.read_enum("mlp", m.mlp);
   r.read("tied_embeddings", m.tied_embeddings);
-  r.read_enum("norm", m.norm, {{"layernorm", Norm::layernorm}, {"rmsnorm", Norm::rmsnorm}});
-  r.read_enum("position", m.position,
-              {{"learned", PositionEmbedding::learned},
-               {"rope", PositionEmbedding::rope},
-               {"alibi", PositionEmbedding::alibi}});
+  r.read_enum("norm", m.norm);
+  r.read_enum("position", m.position);
   r.read("bias", m.bias);
   r.read("vocab_pad_multiple", m.vocab_pad_multiple, 1, 1000000);
 }
@@ -110,13 +71,11 @@ void read_model_fields(ObjectReader& r, ModelConfig& m) {
 void parse_model(const json* j, ModelConfig& m, Diagnostics& errors) {
   if (j && j->is_string()) {
     const std::string name = j->get<std::string>();
-    if (const ModelPreset* p = find_model_preset(name)) {
+    if (const ModelPreset* p = model_presets().find(name)) {
       m = p->model;
     } else {
-      std::string known;
-      for (const auto& q : model_presets()) known += (known.empty() ? "" : ", ") + q.model.name;
       errors.push_back(make_diagnostic("unknown_preset", "/model",
-                                       "unknown model preset \"" + name + "\"; presets are " + known));
+                                       "unknown model preset \"" + name + "\"; presets are " + model_presets().names_text()));
     }
     return;
   }
@@ -126,7 +85,7 @@ void parse_model(const json* j, ModelConfig& m, Diagnostics& errors) {
   if (const json* preset = r.child("preset")) {
     if (!preset->is_string()) {
       r.fail("type", r.at("preset"), "must be a preset name");
-    } else if (const ModelPreset* p = find_model_preset(preset->get<std::string>())) {
+    } else if (const ModelPreset* p = model_presets().find(preset->get<std::string>())) {
       m = p->model;
     } else {
       r.fail("unknown_preset", r.at("preset"),
@@ -170,17 +129,15 @@ void parse_plan(const json* j, PlanConfig& p, Diagnostics& errors) {
   r.read("dp", p.dp, 1, limits::dp);
   r.read("micro_batch", p.micro_batch, 1, limits::micro_batch);
   r.read("global_batch", p.global_batch, 1, limits::global_batch);
-  r.read_enum("recompute", p.recompute,
-              {{"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}});
+  r.read_enum("recompute", p.recompute);
   r.read("sequence_parallel", p.sequence_parallel);
   r.read("virtual_stages", p.virtual_stages, 1, limits::virtual_stages);
   r.read("zero_stage", p.zero_stage, 0, 1);
   r.read("zero_all_reduce", p.zero_all_reduce);
   r.read("dp_overlap", p.dp_overlap);
-  r.read_enum("attention", p.attention, {{"flash", Attention::flash}, {"unfused", Attention::unfused}});
-  r.read_enum("precision", p.precision, {{"fp16", Precision::fp16}, {"bf16", Precision::bf16}});
-  r.read_enum("placement", p.placement,
-              {{"tp-dp-pp", Placement::tp_dp_pp}, {"tp-pp-dp", Placement::tp_pp_dp}});
+  r.read_enum("attention", p.attention);
+  r.read_enum("precision", p.precision);
+  r.read_enum("placement", p.placement);
   r.read("p2p_overlap", p.p2p_overlap);
   r.read("grad_accumulation_fusion", p.grad_accumulation_fusion);
   r.read("tp_async_backward", p.tp_async_backward);
@@ -190,15 +147,9 @@ void parse_plan(const json* j, PlanConfig& p, Diagnostics& errors) {
 
 }  // namespace
 
-const std::vector<ModelPreset>& model_presets() {
-  static const std::vector<ModelPreset> presets = build_presets();
+const Registry<ModelPreset>& model_presets() {
+  static const Registry<ModelPreset> presets(build_presets());
   return presets;
-}
-
-const ModelPreset* find_model_preset(const std::string& name) {
-  for (const auto& p : model_presets())
-    if (p.model.name == name) return &p;
-  return nullptr;
 }
 
 int micro_batches_per_iteration(const PlanConfig& p) {
@@ -315,23 +266,6 @@ Diagnostics check_sim_config(const SimConfig& c) {
             std::to_string(c.cluster.num_gpus));
   return e;
 }
-
-const char* to_string(Mlp v) { return v == Mlp::gelu ? "gelu" : "swiglu"; }
-const char* to_string(Norm v) { return v == Norm::layernorm ? "layernorm" : "rmsnorm"; }
-const char* to_string(PositionEmbedding v) {
-  return v == PositionEmbedding::learned ? "learned" : v == PositionEmbedding::rope ? "rope" : "alibi";
-}
-const char* to_string(Recompute v) {
-  switch (v) {
-    case Recompute::none: return "none";
-    case Recompute::selective: return "selective";
-    case Recompute::full: return "full";
-  }
-  return "full";
-}
-const char* to_string(Attention v) { return v == Attention::flash ? "flash" : "unfused"; }
-const char* to_string(Precision v) { return v == Precision::fp16 ? "fp16" : "bf16"; }
-const char* to_string(Placement v) { return v == Placement::tp_dp_pp ? "tp-dp-pp" : "tp-pp-dp"; }
 
 json to_json(const ModelConfig& m) {
   return json{{"name", m.name},

@@ -11,8 +11,8 @@ struct EmbeddedExample {
 extern const EmbeddedExample kEmbeddedExamples[];
 extern const int kEmbeddedExampleCount;
 
-const std::vector<ExampleConfig>& example_configs() {
-  static const std::vector<ExampleConfig> examples = [] {
+const Registry<ExampleConfig>& example_configs() {
+  static const Registry<ExampleConfig> examples([] {
     std::vector<ExampleConfig> v;
     for (int i = 0; i < kEmbeddedExampleCount; ++i) {
       nlohmann::json j = nlohmann::json::parse(kEmbeddedExamples[i].json_text, nullptr, false);
@@ -25,14 +25,8 @@ const std::vector<ExampleConfig>& example_configs() {
       v.push_back(std::move(e));
     }
     return v;
-  }();
+  }());
   return examples;
-}
-
-const ExampleConfig* find_example(const std::string& name) {
-  for (const auto& e : example_configs())
-    if (e.name == name) return &e;
-  return nullptr;
 }
 
 }  // namespace vtrain

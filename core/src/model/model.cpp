@@ -1,6 +1,45 @@
 #include "vtrain/model.hpp"
 
+#include <utility>
+
 namespace vtrain {
+
+ModelConfig gpt_model(std::string name, int layers, int hidden, int heads, int vocab, int seq_len) {
+  ModelConfig m;
+  m.name = std::move(name);
+  m.layers = layers;
+  m.hidden = hidden;
+  m.heads = heads;
+  m.kv_heads = heads;
+  m.seq_len = seq_len;
+  m.vocab = vocab;
+  m.ffn_hidden = 4 * hidden;
+  m.mlp = Mlp::gelu;
+  m.tied_embeddings = true;
+  m.norm = Norm::layernorm;
+  m.position = PositionEmbedding::learned;
+  m.bias = true;
+  return m;
+}
+
+ModelConfig llama_model(std::string name, int layers, int hidden, int heads, int kv_heads, int ffn_hidden, int vocab,
+                        int seq_len) {
+  ModelConfig m;
+  m.name = std::move(name);
+  m.layers = layers;
+  m.hidden = hidden;
+  m.heads = heads;
+  m.kv_heads = kv_heads;
+  m.seq_len = seq_len;
+  m.vocab = vocab;
+  m.ffn_hidden = ffn_hidden;
+  m.mlp = Mlp::swiglu;
+  m.tied_embeddings = false;
+  m.norm = Norm::rmsnorm;
+  m.position = PositionEmbedding::rope;
+  m.bias = false;
+  return m;
+}
 
 ParameterCounts count_parameters(const ModelConfig& m) {
   const double h = m.hidden;

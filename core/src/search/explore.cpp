@@ -29,15 +29,6 @@ namespace vtrain {
 using nlohmann::json;
 using detail::ObjectReader;
 
-const char* to_string(Objective o) {
-  switch (o) {
-    case Objective::time: return "time";
-    case Objective::cost: return "cost";
-    case Objective::deadline: return "deadline";
-  }
-  return "cost";
-}
-
 namespace {
 
 // ---------------------------------------------------------------------------------------------
@@ -49,8 +40,9 @@ namespace {
 // github.com/VIA-Research/vTrain: 3 x 14 x 7 = 294 files); 57 of its points need more than 3360
 // GPUs and are listed, simulated and flagged, never ranked. The price is AWS p4d.24xlarge
 // on-demand ($32.77 per hour for 8 A100s) rounded to $4.10 per GPU-hour.
-json build_mt_nlg_case() {
-  json j = json::parse(find_example("mt-nlg-530b")->json_text);
+ExploreCase mt_nlg_case() {
+  const char* example = "mt-nlg-530b";
+  json j = json::parse(example_configs().find(example)->json_text);
   j["description"] =
       "vTrain case study 1: MT-NLG 530B, 270 B tokens, global batch 1920, micro-batch 1, full "
       "recomputation, on at most 3360 A100s; the paper's (t, d, p) grid";
@@ -66,17 +58,7 @@ json build_mt_nlg_case() {
                   {"sequence_parallel", {false}},
                   {"zero_stage", {0}},
                   {"simulate_unfit", true}};
-  return j;
-}
-
-struct NamedCase {
-  std::string name;
-  json request;
-};
-
-const std::vector<NamedCase>& cases() {
-  static const std::vector<NamedCase> all = {{"mt-nlg", build_mt_nlg_case()}};
-  return all;
+  return {"mt-nlg", "vTrain case study: MT-NLG 530B, the paper's (t, d, p) grid", example, j.dump()};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -110,12 +92,11 @@ void parse_options(const json* j, const SimConfig& c, ExploreOptions& o, Diagnos
   read_int_list(r, "virtual_stages", o.virtual_stages, 1, limits::virtual_stages);
   read_int_list(r, "dp", o.dp, 1, limits::dp);
   read_int_list(r, "micro_batch", o.micro_batch, 1, limits::micro_batch);
-  read_recompute_list(r, "recompute", o.recompute);
+  read_enum_list(r, "recompute", o.recompute);
   read_bool_list(r, "sequence_parallel", o.sequence_parallel);
   read_int_list(r, "zero_stage", o.zero_stage, 0, 1);
   const bool objective_given = r.has("objective");
-  r.read_enum("objective", o.objective,
-              {{"time", Objective::time}, {"cost", Objective::cost}, {"deadline", Objective::deadline}});
+  r.read_enum("objective", o.objective);
   r.read("deadline_days", o.deadline_days, 0.0, 1e9, true);
   r.read("simulate_unfit", o.simulate_unfit);
   int max_plans = static_cast<int>(o.max_plans);
@@ -160,16 +141,9 @@ void parse_options(const json* j, const SimConfig& c, ExploreOptions& o, Diagnos
 
 }  // namespace
 
-std::vector<std::string> explore_case_names() {
-  std::vector<std::string> names;
-  for (const auto& c : cases()) names.push_back(c.name);
-  return names;
-}
-
-const json* find_explore_case(const std::string& name) {
-  for (const auto& c : cases())
-    if (c.name == name) return &c.request;
-  return nullptr;
+const Registry<ExploreCase>& explore_cases() {
+  static const Registry<ExploreCase> all({mt_nlg_case()});
+  return all;
 }
 
 Outcome<ExploreRequest> parse_explore_request(const json& input) {
@@ -178,19 +152,17 @@ Outcome<ExploreRequest> parse_explore_request(const json& input) {
   json j = input;
   if (j.contains("case")) {
     const json& name = j["case"];
-    const json* preset = name.is_string() ? find_explore_case(name.get<std::string>()) : nullptr;
+    const ExploreCase* preset = name.is_string() ? explore_cases().find(name.get<std::string>()) : nullptr;
     if (!preset) {
-      std::string known;
-      for (const auto& n : explore_case_names()) known += (known.empty() ? "" : ", ") + n;
       return Outcome<ExploreRequest>::fail(
           name.is_string() ? "unknown_case" : "type", "/case",
           "/case: " + (name.is_string() ? "unknown case \"" + name.get<std::string>() + "\"; " : std::string()) +
-              "cases are " + known);
+              "cases are " + explore_cases().names_text());
     }
     req.name = name.get<std::string>();
     json patch = j;
     patch.erase("case");
-    j = *preset;
+    j = json::parse(preset->request_json);
     j.merge_patch(patch);
   }
   if (j.contains("description")) {
@@ -238,10 +210,8 @@ Outcome<ExploreRequest> parse_explore_request(const json& input) {
   if (req.config.training.tokens <= 0)
     errors.push_back(make_diagnostic("missing", "/training/tokens",
                                      "is required: the tokens to train on give each plan's days and cost"));
-  if (!find_profile(req.config.cluster.gpu))
-    errors.push_back(make_diagnostic("unknown_gpu", "/cluster/gpu",
-                                     "no profile named \"" + req.config.cluster.gpu + "\"; bundled profiles are " +
-                                         bundled_profile_names()));
+  if (!bundled_profiles().find(req.config.cluster.gpu))
+    errors.push_back(unknown_gpu(req.config.cluster.gpu, "/cluster/gpu"));
   parse_options(has_explore ? &explore_obj : nullptr, req.config, req.options, errors);
   if (!errors.empty()) return errors;
   return req;
@@ -416,10 +386,8 @@ void rank(ExploreResult& res) {
 
 Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreControl& control) {
   const auto t0 = std::chrono::steady_clock::now();
-  const Profile* prof = find_profile(request.config.cluster.gpu);
-  if (!prof)
-    return Outcome<ExploreResult>::fail("unknown_gpu", "/cluster/gpu",
-                                        "/cluster/gpu: no profile named \"" + request.config.cluster.gpu + "\"");
+  const Profile* prof = bundled_profiles().find(request.config.cluster.gpu);
+  if (!prof) return Diagnostics{unknown_gpu(request.config.cluster.gpu, "/cluster/gpu")};
   const ExploreOptions& o = request.options;
   const ModelConfig& m = request.config.model;
   const PlanConfig& base = request.config.plan;
@@ -710,7 +678,7 @@ json to_json(const PlanEstimate& e) {
 
 json to_json(const ExploreResult& r) {
   const SimConfig& c = r.request.config;
-  const Profile* prof = find_profile(c.cluster.gpu);
+  const Profile* prof = bundled_profiles().find(c.cluster.gpu);
   const bool energy = prof && prof->board_power_W > 0;
   const bool priced = c.cluster.price_per_gpu_hour_usd > 0;  // else cost is GPU-hours alone
   auto plan_json = [&](int i) -> json {

@@ -18,83 +18,43 @@ using detail::ObjectReader;
 
 namespace {
 
-struct NamedPreset {
-  std::string name;
-  json request;
-};
-
-const std::vector<NamedPreset>& presets() {
-  static const std::vector<NamedPreset> p = {
-      {"vtrain-case3",
-       json::parse(R"({
-         "description": "vTrain's third case study: a 30-day budget on 3360 A100s, 20 tokens per parameter",
-         "budget": {"days": 30},
-         "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 3360, "gpus_per_node": 8, "price_per_gpu_hour_usd": 4.10},
-         "seq_len": 2048,
-         "global_batch": 1920,
-         "family": "gpt",
-         "scaling": {"tokens_per_param": 20},
-         "plan": {"attention": "flash", "precision": "bf16"}
-       })")}};
-  return p;
+// vTrain's third case study (Bang et al., MICRO'24): which GPT a 30-day budget on 3360 A100s
+// trains best at 20 tokens per parameter.
+OptimalPreset vtrain_case3() {
+  const char* description = "vTrain's third case study: a 30-day budget on 3360 A100s, 20 tokens per parameter";
+  const json request = json::parse(R"({
+    "budget": {"days": 30},
+    "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 3360, "gpus_per_node": 8, "price_per_gpu_hour_usd": 4.10},
+    "seq_len": 2048,
+    "global_batch": 1920,
+    "family": "gpt",
+    "scaling": {"tokens_per_param": 20},
+    "plan": {"attention": "flash", "precision": "bf16"}
+  })");
+  json with_description = request;
+  with_description["description"] = description;
+  return {"vtrain-case3", description, with_description.dump()};
 }
 
 double round_up(double v, double m) { return std::ceil(v / m) * m; }
 
 // `width_per_layer`: hidden size over layers, the model's aspect ratio (GPT-3: 128, Llama 2: 102).
 ModelConfig candidate(ModelFamily family, int hidden, double width_per_layer, int seq_len) {
-  ModelConfig m;
-  m.hidden = hidden;
-  m.heads = hidden / 128;  // head dimension 128
-  m.seq_len = seq_len;
-  if (family == ModelFamily::gpt) {
-    m.name = "gpt-h" + std::to_string(hidden);
-    m.layers = std::max(2, 2 * static_cast<int>(std::lround(hidden / width_per_layer / 2)));
-    m.kv_heads = m.heads;
-    m.ffn_hidden = 4 * hidden;
-    m.vocab = 51200;
-    m.mlp = Mlp::gelu;
-    m.tied_embeddings = true;
-    m.norm = Norm::layernorm;
-    m.position = PositionEmbedding::learned;
-    m.bias = true;
-  } else {
-    m.name = "llama-h" + std::to_string(hidden);
-    m.layers = std::max(2, 2 * static_cast<int>(std::lround(hidden / width_per_layer / 2)));
-    m.kv_heads = m.heads > 32 && m.heads % 8 == 0 ? 8 : m.heads;
-    m.ffn_hidden = static_cast<int>(round_up(8.0 * hidden / 3.0, 256));
-    m.vocab = 32000;
-    m.mlp = Mlp::swiglu;
-    m.tied_embeddings = false;
-    m.norm = Norm::rmsnorm;
-    m.position = PositionEmbedding::rope;
-    m.bias = false;
-  }
-  m.name += "-l" + std::to_string(m.layers);
-  return m;
-}
-
-const char* to_string(BudgetKind k) {
-  switch (k) {
-    case BudgetKind::time: return "time";
-    case BudgetKind::money: return "money";
-    case BudgetKind::flops: return "flops";
-  }
-  return "time";
+  const int heads = hidden / 128;  // head dimension 128
+  const int layers = std::max(2, 2 * static_cast<int>(std::lround(hidden / width_per_layer / 2)));
+  const std::string shape = "-h" + std::to_string(hidden) + "-l" + std::to_string(layers);
+  if (family == ModelFamily::gpt) return gpt_model("gpt" + shape, layers, hidden, heads, 51200, seq_len);
+  // Grouped-query attention with 8 KV heads from 48 heads up, as Llama 2's 70B has it.
+  const int kv_heads = heads > 32 && heads % 8 == 0 ? 8 : heads;
+  const int ffn_hidden = static_cast<int>(round_up(8.0 * hidden / 3.0, 256));
+  return llama_model("llama" + shape, layers, hidden, heads, kv_heads, ffn_hidden, 32000, seq_len);
 }
 
 }  // namespace
 
-std::vector<std::string> optimal_preset_names() {
-  std::vector<std::string> n;
-  for (const auto& p : presets()) n.push_back(p.name);
-  return n;
-}
-
-const json* find_optimal_preset(const std::string& name) {
-  for (const auto& p : presets())
-    if (p.name == name) return &p.request;
-  return nullptr;
+const Registry<OptimalPreset>& optimal_presets() {
+  static const Registry<OptimalPreset> all({vtrain_case3()});
+  return all;
 }
 
 std::vector<ModelConfig> candidate_models(ModelFamily family, int seq_len, double min_params, double max_params) {
@@ -130,16 +90,15 @@ Outcome<OptimalRequest> parse_optimal_request(const json& input) {
   json j = input;
   if (j.contains("preset")) {
     const json& name = j["preset"];
-    const json* preset = name.is_string() ? find_optimal_preset(name.get<std::string>()) : nullptr;
+    const OptimalPreset* preset = name.is_string() ? optimal_presets().find(name.get<std::string>()) : nullptr;
     if (!preset) {
-      std::string known;
-      for (const auto& n : optimal_preset_names()) known += (known.empty() ? "" : ", ") + n;
-      return Outcome<OptimalRequest>::fail("unknown_preset", "/preset", "/preset: unknown preset; presets are " + known);
+      return Outcome<OptimalRequest>::fail("unknown_preset", "/preset",
+                                           "/preset: unknown preset; presets are " + optimal_presets().names_text());
     }
     req.name = name.get<std::string>();
     json patch = j;
     patch.erase("preset");
-    j = *preset;
+    j = json::parse(preset->request_json);
     j.merge_patch(patch);
   }
   Diagnostics e;
@@ -147,7 +106,7 @@ Outcome<OptimalRequest> parse_optimal_request(const json& input) {
   top.read("description", req.description);
   top.read("seq_len", req.seq_len, 1, 1000000);
   top.read("global_batch", req.global_batch, 1, 100000000);
-  top.read_enum("family", req.family, {{"gpt", ModelFamily::gpt}, {"llama", ModelFamily::llama}});
+  top.read_enum("family", req.family);
   {
     const json* b = top.child("budget");
     if (!b) {
@@ -216,19 +175,16 @@ Outcome<OptimalRequest> parse_optimal_request(const json& input) {
         req.cluster = c.value().cluster;
         req.cluster.num_gpus = max_gpus;
         req.plan = c.value().plan;
-        if (!find_profile(req.cluster.gpu))
-          e.push_back(make_diagnostic("unknown_gpu", "/cluster/gpu",
-                                      "no profile named \"" + req.cluster.gpu + "\"; bundled profiles are " +
-                                          bundled_profile_names()));
+        if (!bundled_profiles().find(req.cluster.gpu)) e.push_back(unknown_gpu(req.cluster.gpu, "/cluster/gpu"));
       }
     }
   }
   {
     const json* s = top.child("scaling");
     if (s && s->is_string()) {
-      const ScalingFit* f = find_fit(s->get<std::string>());
+      const ScalingFit* f = scaling_fits().find(s->get<std::string>());
       if (f) req.fit = *f;
-      else e.push_back(make_diagnostic("unknown_fit", "/scaling", "unknown fit; fits are hoffmann2022, besiroglu2024"));
+      else e.push_back(make_diagnostic("unknown_fit", "/scaling", "unknown fit; fits are " + scaling_fits().names_text()));
     } else if (s) {
       ObjectReader r(s, "/scaling", e);
       if (r.has("tokens_per_param")) {
@@ -236,8 +192,8 @@ Outcome<OptimalRequest> parse_optimal_request(const json& input) {
         r.read("tokens_per_param", req.tokens_per_param, 0.0, 1e6, true);
         std::string loss_fit = req.fit.name;
         r.read("loss_fit", loss_fit);
-        if (const ScalingFit* f = find_fit(loss_fit)) req.fit = *f;
-        else e.push_back(make_diagnostic("unknown_fit", "/scaling/loss_fit", "unknown fit; fits are hoffmann2022, besiroglu2024"));
+        if (const ScalingFit* f = scaling_fits().find(loss_fit)) req.fit = *f;
+        else e.push_back(make_diagnostic("unknown_fit", "/scaling/loss_fit", "unknown fit; fits are " + scaling_fits().names_text()));
       } else {
         req.fit.name = "custom";
         req.fit.citation = "given in the request";
@@ -266,7 +222,7 @@ Outcome<OptimalRequest> parse_optimal_request(const json& input) {
     detail::read_int_list(r, "tp", o.tp, 1, limits::tp);
     detail::read_int_list(r, "micro_batch", o.micro_batch, 1, limits::micro_batch);
     detail::read_int_list(r, "virtual_stages", o.virtual_stages, 1, limits::virtual_stages);
-    detail::read_recompute_list(r, "recompute", o.recompute);
+    detail::read_enum_list(r, "recompute", o.recompute);
     r.read("tp_across_nodes", o.tp_across_nodes);
     r.finish();
   }
@@ -287,8 +243,8 @@ Outcome<OptimalRequest> parse_optimal_request(const json& input) {
 
 Outcome<OptimalResult> optimal(const OptimalRequest& req, const OptimalControl& control) {
   const auto t0 = std::chrono::steady_clock::now();
-  const Profile* prof = find_profile(req.cluster.gpu);
-  if (!prof) return Outcome<OptimalResult>::fail("unknown_gpu", "/cluster/gpu", "/cluster/gpu: unknown profile");
+  const Profile* prof = bundled_profiles().find(req.cluster.gpu);
+  if (!prof) return Diagnostics{unknown_gpu(req.cluster.gpu, "/cluster/gpu")};
   OptimalResult res;
   res.request = req;
   const double G = req.cluster.num_gpus;
@@ -585,7 +541,7 @@ json to_json(const OptimalResult& r) {
             {"scaling", scaling},
             {"seq_len", q.seq_len},
             {"global_batch", q.global_batch},
-            {"family", q.family == ModelFamily::gpt ? "gpt" : "llama"},
+            {"family", to_string(q.family)},
             {"seconds", r.seconds},
             {"plans_simulated", r.plans_simulated}};
   if (!q.name.empty()) j["preset"] = q.name;
