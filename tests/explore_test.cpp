@@ -324,6 +324,22 @@ TEST_CASE("explore: impossible requests are errors naming the field") {
   CHECK(first_error(j).pointer == "/training/tokens");
 
   CHECK(first_error(json{{"case", "gpt-5"}}).pointer == "/case");
+
+  // The sections are read by simulate's own readers: their errors are simulate's.
+  for (const auto& [section, key, value] : {std::tuple{"cluster", "gpus_per_node", json(0)},
+                                            std::tuple{"plan", "recompute", json("most")},
+                                            std::tuple{"model", "bias", json(1)},
+                                            std::tuple{"training", "tokens", json(-1)}}) {
+    j = small_request();
+    j[section][key] = value;
+    json config = test::small_config();
+    config[section] = j[section];
+    auto sim = parse_sim_config(config);
+    REQUIRE_FALSE(sim.ok());
+    d = first_error(j);
+    CHECK(d.pointer == sim.errors().front().pointer);
+    CHECK(d.message == sim.errors().front().message);
+  }
 }
 
 TEST_CASE("explore: progress reaches 1, and returning false cancels") {

@@ -204,6 +204,25 @@ TEST_CASE("optimal: bad requests name the field") {
   REQUIRE_FALSE(a.ok());
   CHECK(a.errors().front().pointer == "/cluster/gpu");
 
+  // The cluster and the plan's shared fields are read as simulate reads them.
+  q = small_request();
+  q["plan"] = {{"precision", "fp8"}};
+  a = parse_optimal_request(q);
+  REQUIRE_FALSE(a.ok());
+  CHECK(a.errors().front().pointer == "/plan/precision");
+  CHECK(a.errors().front().code == "enum");
+  q = small_request();
+  q["cluster"]["gpus"] = 8;
+  a = parse_optimal_request(q);
+  REQUIRE_FALSE(a.ok());
+  CHECK(a.errors().front().pointer == "/cluster/gpus");
+  CHECK(a.errors().front().code == "unknown_key");
+  q = small_request();
+  q["cluster"].erase("num_gpus");
+  a = parse_optimal_request(q);
+  REQUIRE_FALSE(a.ok());
+  CHECK(a.errors().front().pointer == "/cluster/num_gpus");
+
   a = parse_optimal_request(json{{"preset", "nope"}});
   REQUIRE_FALSE(a.ok());
   CHECK(a.errors().front().pointer == "/preset");

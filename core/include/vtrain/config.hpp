@@ -68,8 +68,9 @@ struct EnumNames<Placement> {
                                                   {Placement::tp_pp_dp, "tp-pp-dp", "tp, pp, dp"}};
 };
 
-// Largest value of each whole-number field (count). The JSON reader and the measurement files
-// both reject anything above, so that every product the simulator forms stays in range.
+// Largest value of each field (in the field's unit). The JSON readers and the measurement files
+// reject anything above, so that every product the simulator forms stays in range; the schema
+// (api::schema) reports them.
 namespace limits {
 inline constexpr int layers = 100000;
 inline constexpr int hidden = 10000000;
@@ -85,6 +86,11 @@ inline constexpr int dp = 100000000;
 inline constexpr int micro_batch = 100000000;
 inline constexpr int global_batch = 1000000000;
 inline constexpr int virtual_stages = 100000;
+inline constexpr int vocab_pad_multiple = 1000000;
+inline constexpr double intra_node_GBps = 1e6;
+inline constexpr double inter_node_Gbps = 1e8;
+inline constexpr double price_per_gpu_hour_usd = 1e6;
+inline constexpr double tokens = 1e18;
 inline constexpr size_t description_chars = 4096;
 }  // namespace limits
 
@@ -175,12 +181,22 @@ const Registry<ModelPreset>& model_presets();
 // back as diagnostics naming the field. Bandwidths left at 0 are filled from the profile later.
 Outcome<SimConfig> parse_sim_config(const nlohmann::json& j);
 
-// Rules between fields (divisibility, ranges). Empty when the config is valid.
+// The sections on their own, as the simulate config holds them (pointers /model, /cluster, /plan).
+// A model is a preset name, {"preset": NAME, ...overrides} or a shape; it is checked as well.
+Outcome<ModelConfig> parse_model_config(const nlohmann::json& j);
+Outcome<ClusterConfig> parse_cluster_config(const nlohmann::json& j);
+Outcome<PlanConfig> parse_plan_config(const nlohmann::json& j);
+
+// Rules between a model's fields (heads dividing hidden, kv_heads dividing heads).
+Diagnostics check_model(const ModelConfig& m);
+// Rules between fields (the model's, then the plan's against the model and the cluster). Empty
+// when the config is valid.
 Diagnostics check_sim_config(const SimConfig& c);
 
 // Serializes a config with every field explicit (the form a saved link reproduces).
 nlohmann::json to_json(const SimConfig& c);
 nlohmann::json to_json(const ModelConfig& m);
+nlohmann::json to_json(const PlanConfig& p);
 
 // Derived counts of a valid config.
 int micro_batches_per_iteration(const PlanConfig& p);  // global_batch / (dp * micro_batch)

@@ -172,6 +172,38 @@ class ObjectReader {
   std::set<std::string> known_;
 };
 
+// Bounds of a field, as a section's field list (model/fields.hpp) gives them.
+struct IntBounds {
+  long long min = 0, max = 0;  // whole numbers in [min, max]
+};
+struct RealBounds {
+  double min = 0, max = 0;     // real numbers in [min, max]
+  bool exclusive_min = false;  // (min, max] instead
+};
+
+// Reads the fields a field list names (v.field(key, member, bounds)) through an ObjectReader.
+struct FieldReader {
+  ObjectReader& r;
+  void field(const char* key, int& out, IntBounds b) { r.read(key, out, b.min, b.max); }
+  void field(const char* key, double& out, RealBounds b) { r.read(key, out, b.min, b.max, b.exclusive_min); }
+  void field(const char* key, bool& out) { r.read(key, out); }
+  void field(const char* key, std::string& out) { r.read(key, out); }
+  template <NamedEnum E>
+  void field(const char* key, E& out) {
+    r.read_enum(key, out);
+  }
+};
+
+// Writes the fields a field list names into a JSON object, enums by their names.
+struct FieldWriter {
+  json& j;
+  template <class T, class... Bounds>
+  void field(const char* key, const T& v, Bounds...) {
+    if constexpr (NamedEnum<T>) j[key] = to_string(v);
+    else j[key] = v;
+  }
+};
+
 // Lists: one value or an array of them; repeated values are kept once; each entry's error names
 // its index. `convert(entry, pointer, single, value)` checks one entry, reporting through `r`.
 template <typename T, typename Convert>

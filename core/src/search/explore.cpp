@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json_reader.hpp"
+#include "model/sections.hpp"
 #include "iteration/memory.hpp"
 #include "iteration/sim_scratch.hpp"
 #include "vtrain/examples.hpp"
@@ -165,54 +166,45 @@ Outcome<ExploreRequest> parse_explore_request(const json& input) {
     j = json::parse(preset->request_json);
     j.merge_patch(patch);
   }
-  if (j.contains("description")) {
-    if (j["description"].is_string()) req.description = j["description"].get<std::string>();
-    j.erase("description");
-  }
 
+  // The sections of a simulate config, read by its readers; /cluster/num_gpus is the most GPUs a
+  // plan may use (the baseline's count when the request gives none), and the plan is the baseline.
   Diagnostics errors;
-  json explore_obj;
-  const bool has_explore = j.contains("explore");
-  if (has_explore) {
-    explore_obj = j["explore"];
-    j.erase("explore");
-  }
-  // For exploring, /cluster/num_gpus is the most GPUs a plan may use, not the baseline's count.
-  int max_gpus = 0;
-  const bool max_given = j.contains("cluster") && j["cluster"].is_object() && j["cluster"].contains("num_gpus");
-  if (max_given) {
-    const json v = j["cluster"]["num_gpus"];
-    j["cluster"].erase("num_gpus");
-    if (!v.is_number() || v.get<double>() != std::floor(v.get<double>()))
-      errors.push_back(make_diagnostic("type", "/cluster/num_gpus", "must be a whole number (the most GPUs a plan may use)"));
-    else if (v.get<double>() < 1 || v.get<double>() > limits::num_gpus)
-      errors.push_back(make_diagnostic("range", "/cluster/num_gpus",
-                                       "must be between 1 and " + std::to_string(limits::num_gpus) +
-                                           " (the most GPUs a plan may use), got " +
-                                           detail::describe_number(v.get<double>())));
-    else
-      max_gpus = static_cast<int>(v.get<double>());
-  }
-  const json* plan = j.contains("plan") ? &j["plan"] : nullptr;
+  ObjectReader top(&j, "", errors);
+  detail::read_description(top, req.description, errors);
+  SimConfig& c = req.config;
+  const json* model = top.child("model");
+  const json* cluster = top.child("cluster");
+  const json* plan = top.child("plan");
   req.has_baseline = plan && plan->is_object() && (plan->contains("tp") || plan->contains("pp") || plan->contains("dp"));
   if (plan && plan->is_object() && !plan->contains("global_batch"))
     errors.push_back(make_diagnostic("missing", "/plan/global_batch",
                                      "is required: the sequences per iteration every plan trains with"));
-  auto config = parse_sim_config(j);
-  if (!config.ok()) {
-    errors.insert(errors.end(), config.errors().begin(), config.errors().end());
-    return errors;
-  }
-  req.config = config.value();
+  if (!model) errors.push_back(make_diagnostic("missing", "/model", "is required (a preset name or an object)"));
+  else detail::read_model(model, c.model, errors);
+  if (!plan) errors.push_back(make_diagnostic("missing", "/plan", "is required"));
+  detail::read_cluster(cluster, c.cluster, errors);
+  detail::read_plan(plan, c.plan, errors);
+  detail::read_training(top.child("training"), c.training, errors);
+  detail::read_output(top.child("output"), c.output, errors);
+  const json* explore = top.child("explore");
+  top.finish();
+  if (!errors.empty()) return errors;
+  // The baseline's rules, on its own GPUs.
+  SimConfig baseline = c;
+  baseline.cluster.num_gpus = c.plan.tp * c.plan.pp * c.plan.dp;
+  Diagnostics rules = check_sim_config(baseline);
+  detail::explain_plan_defaults(rules, plan);
+  if (!rules.empty()) return rules;
+  const bool max_given = cluster && cluster->contains("num_gpus");
   if (!max_given && !req.has_baseline)
     errors.push_back(make_diagnostic("missing", "/cluster/num_gpus", "is required: the most GPUs a plan may use"));
-  if (max_given) req.config.cluster.num_gpus = max_gpus;
-  if (req.config.training.tokens <= 0)
+  if (!max_given) c.cluster.num_gpus = baseline.cluster.num_gpus;
+  if (c.training.tokens <= 0)
     errors.push_back(make_diagnostic("missing", "/training/tokens",
                                      "is required: the tokens to train on give each plan's days and cost"));
-  if (!bundled_profiles().find(req.config.cluster.gpu))
-    errors.push_back(unknown_gpu(req.config.cluster.gpu, "/cluster/gpu"));
-  parse_options(has_explore ? &explore_obj : nullptr, req.config, req.options, errors);
+  if (!bundled_profiles().find(c.cluster.gpu)) errors.push_back(unknown_gpu(c.cluster.gpu, "/cluster/gpu"));
+  parse_options(explore, c, req.options, errors);
   if (!errors.empty()) return errors;
   return req;
 }

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json_reader.hpp"
+#include "model/sections.hpp"
 #include "vtrain/model.hpp"
 #include "vtrain/profile.hpp"
 #include "vtrain/simulate.hpp"
@@ -140,44 +141,22 @@ Outcome<OptimalRequest> parse_optimal_request(const json& input) {
       if (gpu_hours > 0) req.gpu_hours = gpu_hours;
     }
   }
-  // The cluster, read the way simulate reads it (num_gpus: the most GPUs a plan may use).
+  // The cluster and the plan's shared fields, read as simulate reads them; /cluster/num_gpus is
+  // the most GPUs a plan may use, and the plan's degrees and batch are chosen per candidate.
   {
-    json probe = {{"model", {{"layers", 8}, {"hidden", 1024}, {"heads", 8}}},
-                  {"plan", {{"global_batch", req.global_batch}}}};
-    if (const json* c = top.child("cluster")) probe["cluster"] = *c;
-    if (const json* p = top.child("plan")) {
-      if (p->is_object()) {
-        for (const char* k : {"tp", "pp", "dp", "micro_batch", "global_batch", "virtual_stages"})
-          if (p->contains(k))
-            e.push_back(make_diagnostic("explored", std::string("/plan/") + k,
-                                        "is chosen per candidate; restrict it with /explore instead"));
-        for (auto it = p->begin(); it != p->end(); ++it) probe["plan"][it.key()] = it.value();
-        probe["plan"]["global_batch"] = req.global_batch;
-      } else {
-        e.push_back(make_diagnostic("type", "/plan", "must be an object"));
-      }
-    }
-    int max_gpus = 0;
-    if (probe.contains("cluster") && probe["cluster"].is_object() && probe["cluster"].contains("num_gpus")) {
-      const json v = probe["cluster"]["num_gpus"];
-      if (v.is_number_integer() && v.get<long long>() >= 1 && v.get<long long>() <= limits::num_gpus) max_gpus = v.get<int>();
-      else e.push_back(make_diagnostic("range", "/cluster/num_gpus",
-                                       "must be a whole number from 1 to " + std::to_string(limits::num_gpus)));
-      probe["cluster"].erase("num_gpus");
-    } else {
+    const json* cluster = top.child("cluster");
+    detail::read_cluster(cluster, req.cluster, e);
+    if (!(cluster && cluster->is_object() && cluster->contains("num_gpus")))
       e.push_back(make_diagnostic("missing", "/cluster/num_gpus", "is required: the most GPUs a plan may use"));
-    }
-    if (e.empty()) {
-      auto c = parse_sim_config(probe);
-      if (!c.ok()) {
-        e.insert(e.end(), c.errors().begin(), c.errors().end());
-      } else {
-        req.cluster = c.value().cluster;
-        req.cluster.num_gpus = max_gpus;
-        req.plan = c.value().plan;
-        if (!bundled_profiles().find(req.cluster.gpu)) e.push_back(unknown_gpu(req.cluster.gpu, "/cluster/gpu"));
-      }
-    }
+    const json* plan = top.child("plan");
+    if (plan && plan->is_object())
+      for (const char* k : {"tp", "pp", "dp", "micro_batch", "global_batch", "virtual_stages"})
+        if (plan->contains(k))
+          e.push_back(make_diagnostic("explored", std::string("/plan/") + k,
+                                      "is chosen per candidate; restrict it with /explore instead"));
+    detail::read_plan(plan, req.plan, e);
+    req.plan.global_batch = req.global_batch;
+    if (!bundled_profiles().find(req.cluster.gpu)) e.push_back(unknown_gpu(req.cluster.gpu, "/cluster/gpu"));
   }
   {
     const json* s = top.child("scaling");
