@@ -379,8 +379,11 @@ TEST_CASE("explore: api::explore answers with the JSON contract") {
     CHECK_MESSAGE(r.contains(key), key);
   for (const char* key : {"tp", "pp", "dp", "virtual_stages", "micro_batch", "recompute", "sequence_parallel",
                           "zero_stage", "num_gpus", "iteration_time_s", "training_days", "gpu_hours", "cost_usd",
-                          "energy_MWh", "mfu", "memory_GiB", "fits_in_memory", "pareto"})
+                          "energy_MWh", "mfu", "memory_GiB", "fits_in_memory", "feasible", "pareto"})
     CHECK_MESSAGE(r["plans"][0].contains(key), key);
+  // Whether a plan can run is the core's word, not a rule each reader writes again.
+  for (const json& p : r["plans"])
+    CHECK(p["feasible"] == (p["simulated"] == true && p["fits_in_memory"] == true && p["within_gpu_limit"] == true));
   CHECK(r["pareto"].size() >= 1);
   CHECK(r["pareto"][0].contains("index"));
   CHECK(r["plans"][r["best_cost"]["index"].get<int>()]["pareto"] == true);

@@ -439,6 +439,7 @@ TEST_CASE("simulate: a pipeline depth that does not divide the layers gives unev
   j["plan"]["global_batch"] = 16;
   const SimResult r = test::simulate_ok(test::parse_ok(j));
   CHECK(r.details.layers_per_stage == 6);
+  CHECK_FALSE(r.details.even_stages);
   REQUIRE(r.stage_breakdowns.size() == 3);
   REQUIRE(r.stage_memory.size() == 3);
   // The stage with the extra layer computes more and holds more weights than the middle one.
@@ -461,6 +462,7 @@ TEST_CASE("simulate: a pipeline depth that does not divide the layers gives unev
   even["cluster"]["num_gpus"] = 8;
   const SimResult e = test::simulate_ok(test::parse_ok(even));
   CHECK(e.details.layers_per_stage == 4);
+  CHECK(e.details.even_stages);
   CHECK(e.warnings.empty());
 }
 

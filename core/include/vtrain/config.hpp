@@ -91,6 +91,7 @@ inline constexpr double intra_node_GBps = 1e6;
 inline constexpr double inter_node_Gbps = 1e8;
 inline constexpr double price_per_gpu_hour_usd = 1e6;
 inline constexpr double tokens = 1e18;
+inline constexpr size_t optimal_candidates = 200;  // candidate sizes of one compute-optimal request
 inline constexpr size_t description_chars = 4096;
 }  // namespace limits
 

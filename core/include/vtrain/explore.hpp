@@ -92,6 +92,9 @@ struct ExploreStats {
 
 struct ExploreResult {
   ExploreRequest request;
+  double parameters = 0;            // the model's parameters (count)
+  bool priced = false;              // the cluster has a price: plans have a cost (else GPU-hours rank them)
+  bool energy_known = false;        // the profile gives a board power: plans have an energy
   std::vector<PlanEstimate> plans;  // enumeration order; the baseline is among them
   std::vector<int> pareto;          // indices into plans, fastest first
   int best_time = -1;               // fewest training days among feasible plans (-1: none)

@@ -100,7 +100,8 @@ struct SimDetails {
   double embedding_allreduce_s = 0;
   int tp_nodes = 1;              // nodes one tensor-parallel group spans
   int dp_nodes = 1;              // nodes one data-parallel group spans
-  int layers_per_stage = 0;      // transformer layers on each pipeline stage
+  int layers_per_stage = 0;      // transformer layers on each pipeline stage (the most, where uneven)
+  bool even_stages = true;       // every stage holds layers_per_stage layers (pp x virtual stages divides them)
 };
 
 // One operator of the model (a norm, a projection, the softmax, a tensor-parallel collective, ...)

@@ -291,7 +291,8 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   r.details.layer_recompute_s = sum_time(lk.layer_recompute);
   r.details.tp_nodes = tp_group.nodes;
   r.details.layers_per_stage = stage_layers(m, p, 0) * V;  // the most any stage holds
-  if (m.layers % (P * V) != 0)
+  r.details.even_stages = m.layers % (P * V) == 0;
+  if (!r.details.even_stages)
     r.warnings.push_back(
         {WarningCode::uneven_stages, "/plan/pp",
          "pipeline parallelism " + std::to_string(P) + " does not divide the " + std::to_string(m.layers) +

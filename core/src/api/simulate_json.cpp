@@ -83,7 +83,8 @@ json to_json(const SimResult& r, bool include_timeline) {
         {"embedding_allreduce_s", r.details.embedding_allreduce_s},
         {"tp_nodes", r.details.tp_nodes},
         {"dp_nodes", r.details.dp_nodes},
-        {"layers_per_stage", r.details.layers_per_stage}}},
+        {"layers_per_stage", r.details.layers_per_stage},
+        {"even_stages", r.details.even_stages}}},
       {"config", to_json(r.config)},
       {"warnings", warnings_json(r.warnings)}};
   if (r.accuracy.runs > 0) {
