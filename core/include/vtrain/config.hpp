@@ -91,6 +91,24 @@ inline constexpr double intra_node_GBps = 1e6;
 inline constexpr double inter_node_Gbps = 1e8;
 inline constexpr double price_per_gpu_hour_usd = 1e6;
 inline constexpr double tokens = 1e18;
+// explore requests (/explore)
+inline constexpr double deadline_days = 1e9;
+inline constexpr long long max_plans = 100000000;
+inline constexpr double max_blocks = 1e15;
+// compute-optimal requests
+inline constexpr double budget_days = 1e6;
+inline constexpr double budget_gpu_days = 1e12;
+inline constexpr double budget_usd = 1e15;
+inline constexpr double budget_gpu_hours = 1e15;
+inline constexpr double budget_flops = 1e35;
+inline constexpr int optimal_seq_len = 1000000;
+inline constexpr int optimal_global_batch = 100000000;
+inline constexpr double tokens_per_param = 1e6;
+inline constexpr double fit_E = 100;       // the loss floor of a custom scaling fit
+inline constexpr double fit_A = 1e12;
+inline constexpr double fit_B = 1e12;
+inline constexpr double fit_exponent = 5;  // alpha and beta
+inline constexpr double params = 1e15;     // a candidate size bound (parameters)
 inline constexpr size_t optimal_candidates = 200;  // candidate sizes of one compute-optimal request
 inline constexpr size_t description_chars = 4096;
 }  // namespace limits

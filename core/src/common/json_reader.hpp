@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <concepts>
 #include <vector>
 #include <initializer_list>
 #include <set>
@@ -59,7 +60,8 @@ class ObjectReader {
     return it == j_->end() ? nullptr : &*it;
   }
 
-  void read(const char* key, int& out, long long min_value, long long max_value) {
+  template <std::integral I>
+  void read(const char* key, I& out, long long min_value, long long max_value) {
     const json* v = child(key);
     if (!v) return;
     double d = 0;
@@ -73,7 +75,7 @@ class ObjectReader {
                                  std::to_string(max_value) + ", got " + describe_number(d));
       return;
     }
-    out = static_cast<int>(d);
+    out = static_cast<I>(d);
   }
 
   // Reads a real number in [min_value, max_value]; `exclusive_min` makes the lower bound strict.
@@ -172,38 +174,6 @@ class ObjectReader {
   std::set<std::string> known_;
 };
 
-// Bounds of a field, as a section's field list (model/fields.hpp) gives them.
-struct IntBounds {
-  long long min = 0, max = 0;  // whole numbers in [min, max]
-};
-struct RealBounds {
-  double min = 0, max = 0;     // real numbers in [min, max]
-  bool exclusive_min = false;  // (min, max] instead
-};
-
-// Reads the fields a field list names (v.field(key, member, bounds)) through an ObjectReader.
-struct FieldReader {
-  ObjectReader& r;
-  void field(const char* key, int& out, IntBounds b) { r.read(key, out, b.min, b.max); }
-  void field(const char* key, double& out, RealBounds b) { r.read(key, out, b.min, b.max, b.exclusive_min); }
-  void field(const char* key, bool& out) { r.read(key, out); }
-  void field(const char* key, std::string& out) { r.read(key, out); }
-  template <NamedEnum E>
-  void field(const char* key, E& out) {
-    r.read_enum(key, out);
-  }
-};
-
-// Writes the fields a field list names into a JSON object, enums by their names.
-struct FieldWriter {
-  json& j;
-  template <class T, class... Bounds>
-  void field(const char* key, const T& v, Bounds...) {
-    if constexpr (NamedEnum<T>) j[key] = to_string(v);
-    else j[key] = v;
-  }
-};
-
 // Lists: one value or an array of them; repeated values are kept once; each entry's error names
 // its index. `convert(entry, pointer, single, value)` checks one entry, reporting through `r`.
 template <typename T, typename Convert>
@@ -263,5 +233,46 @@ void read_enum_list(ObjectReader& r, const char* key, std::vector<E>& out) {
     return true;
   });
 }
+
+// Bounds of a field, as a section's field list (model/fields.hpp) gives them.
+struct IntBounds {
+  long long min = 0, max = 0;  // whole numbers in [min, max]
+};
+struct RealBounds {
+  double min = 0, max = 0;     // real numbers in [min, max]
+  bool exclusive_min = false;  // (min, max] instead
+};
+
+// Reads the fields a field list names (v.field(key, member, bounds), v.list(...)) through an ObjectReader.
+struct FieldReader {
+  ObjectReader& r;
+  template <std::integral I>
+  void field(const char* key, I& out, IntBounds b) {
+    r.read(key, out, b.min, b.max);
+  }
+  void field(const char* key, double& out, RealBounds b) { r.read(key, out, b.min, b.max, b.exclusive_min); }
+  void field(const char* key, bool& out) { r.read(key, out); }
+  void field(const char* key, std::string& out) { r.read(key, out); }
+  template <NamedEnum E>
+  void field(const char* key, E& out) {
+    r.read_enum(key, out);
+  }
+  void list(const char* key, std::vector<int>& out, IntBounds b) { read_int_list(r, key, out, b.min, b.max); }
+  void list(const char* key, std::vector<bool>& out) { read_bool_list(r, key, out); }
+  template <NamedEnum E>
+  void list(const char* key, std::vector<E>& out) {
+    read_enum_list(r, key, out);
+  }
+};
+
+// Writes the fields a field list names into a JSON object, enums by their names.
+struct FieldWriter {
+  json& j;
+  template <class T, class... Bounds>
+  void field(const char* key, const T& v, Bounds...) {
+    if constexpr (NamedEnum<T>) j[key] = to_string(v);
+    else j[key] = v;
+  }
+};
 
 }  // namespace vtrain::detail

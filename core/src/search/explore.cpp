@@ -12,6 +12,7 @@
 
 #include "common/json_reader.hpp"
 #include "model/sections.hpp"
+#include "search/fields.hpp"
 #include "iteration/memory.hpp"
 #include "iteration/sim_scratch.hpp"
 #include "vtrain/examples.hpp"
@@ -87,24 +88,10 @@ void check_each(const std::vector<int>& values, const json* given, const std::st
 
 void parse_options(const json* j, const SimConfig& c, ExploreOptions& o, Diagnostics& errors) {
   ObjectReader r(j, "/explore", errors);
-  read_int_list(r, "tp", o.tp, 1, limits::tp);
-  r.read("tp_across_nodes", o.tp_across_nodes);
-  read_int_list(r, "pp", o.pp, 1, limits::pp);
-  read_int_list(r, "virtual_stages", o.virtual_stages, 1, limits::virtual_stages);
-  read_int_list(r, "dp", o.dp, 1, limits::dp);
-  read_int_list(r, "micro_batch", o.micro_batch, 1, limits::micro_batch);
-  read_enum_list(r, "recompute", o.recompute);
-  read_bool_list(r, "sequence_parallel", o.sequence_parallel);
-  read_int_list(r, "zero_stage", o.zero_stage, 0, 1);
-  const bool objective_given = r.has("objective");
-  r.read_enum("objective", o.objective);
-  r.read("deadline_days", o.deadline_days, 0.0, 1e9, true);
-  r.read("simulate_unfit", o.simulate_unfit);
-  int max_plans = static_cast<int>(o.max_plans);
-  r.read("max_plans", max_plans, 1, 100000000);
-  o.max_plans = max_plans;
-  r.read("max_blocks", o.max_blocks, 0.0, 1e15, true);
+  detail::FieldReader fields{r};
+  detail::explore_option_fields(fields, o);
   r.finish();
+  const bool objective_given = r.has("objective");
   if (!r.present()) return;
   if (o.deadline_days > 0 && !objective_given) o.objective = Objective::deadline;
   if (o.objective == Objective::deadline && o.deadline_days <= 0)

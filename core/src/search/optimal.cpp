@@ -8,6 +8,7 @@
 
 #include "common/json_reader.hpp"
 #include "model/sections.hpp"
+#include "search/fields.hpp"
 #include "vtrain/model.hpp"
 #include "vtrain/profile.hpp"
 #include "vtrain/simulate.hpp"
@@ -15,6 +16,7 @@
 namespace vtrain {
 
 using nlohmann::json;
+using detail::FieldReader;
 using detail::ObjectReader;
 
 namespace {
@@ -104,10 +106,9 @@ Outcome<OptimalRequest> parse_optimal_request(const json& input) {
   }
   Diagnostics e;
   ObjectReader top(&j, "", e);
+  FieldReader request_fields{top};
   top.read("description", req.description);
-  top.read("seq_len", req.seq_len, 1, 1000000);
-  top.read("global_batch", req.global_batch, 1, 100000000);
-  top.read_enum("family", req.family);
+  optimal_request_fields(request_fields, req);
   {
     const json* b = top.child("budget");
     if (!b) {
@@ -116,13 +117,14 @@ Outcome<OptimalRequest> parse_optimal_request(const json& input) {
                                   "{\"gpu_hours\": X} or {\"flops\": X}"));
     } else {
       ObjectReader r(b, "/budget", e);
-      double gpu_days = 0, gpu_hours = 0;
-      r.read("days", req.days, 0.0, 1e6, true);
-      r.read("gpu_days", gpu_days, 0.0, 1e12, true);
-      r.read("usd", req.usd, 0.0, 1e15, true);
-      r.read("gpu_hours", gpu_hours, 0.0, 1e15, true);
-      r.read("flops", req.flops, 0.0, 1e35, true);
+      FieldReader fields{r};
+      detail::BudgetAmounts amounts;
+      budget_fields(fields, amounts);
       r.finish();
+      const double gpu_days = amounts.gpu_days, gpu_hours = amounts.gpu_hours;
+      req.days = amounts.days;
+      req.usd = amounts.usd;
+      req.flops = amounts.flops;
       // Counted by key, so that a bad value is reported once, as the field's own error. Days
       // beside dollars or GPU-hours are a deadline: the money must be spent within them.
       int given = 0;
@@ -168,7 +170,7 @@ Outcome<OptimalRequest> parse_optimal_request(const json& input) {
       ObjectReader r(s, "/scaling", e);
       if (r.has("tokens_per_param")) {
         req.ratio_rule = true;
-        r.read("tokens_per_param", req.tokens_per_param, 0.0, 1e6, true);
+        r.read("tokens_per_param", req.tokens_per_param, 0.0, limits::tokens_per_param, true);
         std::string loss_fit = req.fit.name;
         r.read("loss_fit", loss_fit);
         if (const ScalingFit* f = scaling_fits().find(loss_fit)) req.fit = *f;
@@ -176,11 +178,8 @@ Outcome<OptimalRequest> parse_optimal_request(const json& input) {
       } else {
         req.fit.name = "custom";
         req.fit.citation = "given in the request";
-        r.read("E", req.fit.E, 0.0, 100.0);
-        r.read("A", req.fit.A, 0.0, 1e12, true);
-        r.read("B", req.fit.B, 0.0, 1e12, true);
-        r.read("alpha", req.fit.alpha, 0.0, 5.0, true);
-        r.read("beta", req.fit.beta, 0.0, 5.0, true);
+        FieldReader fields{r};
+        scaling_fit_fields(fields, req.fit);
         for (const char* k : {"A", "B", "alpha", "beta"})
           if (!r.has(k)) e.push_back(make_diagnostic("missing", r.at(k), "is required for a custom fit (or give tokens_per_param)"));
       }
@@ -189,20 +188,19 @@ Outcome<OptimalRequest> parse_optimal_request(const json& input) {
   }
   {
     ObjectReader r(top.child("candidates"), "/candidates", e);
-    r.read("min_params", req.min_params, 0.0, 1e15);
-    r.read("max_params", req.max_params, 0.0, 1e15);
+    FieldReader fields{r};
+    candidate_fields(fields, req);
     r.finish();
     if (req.max_params > 0 && req.min_params >= req.max_params)
       e.push_back(make_diagnostic("range", "/candidates/max_params", "must exceed /candidates/min_params"));
   }
   {
+    // Each candidate's plan space, as explore reads it; the other keys of /explore are chosen
+    // per candidate.
     ObjectReader r(top.child("explore"), "/explore", e);
-    ExploreOptions& o = req.explore;
-    detail::read_int_list(r, "tp", o.tp, 1, limits::tp);
-    detail::read_int_list(r, "micro_batch", o.micro_batch, 1, limits::micro_batch);
-    detail::read_int_list(r, "virtual_stages", o.virtual_stages, 1, limits::virtual_stages);
-    detail::read_enum_list(r, "recompute", o.recompute);
-    r.read("tp_across_nodes", o.tp_across_nodes);
+    FieldReader fields{r};
+    detail::OnlyFields candidate_space{fields, detail::candidate_space_key};
+    explore_option_fields(candidate_space, req.explore);
     r.finish();
   }
   top.finish();
