@@ -1,4 +1,4 @@
-// vtrain command line: simulate, bench, presets, profiles.
+// vtrain command line: simulate, bench, presets, profiles, schema; the other commands in *_cmd.cpp.
 
 #include <algorithm>
 #include <cerrno>
@@ -19,6 +19,7 @@
 #include "vtrain/examples.hpp"
 #include "vtrain/json_text.hpp"
 #include "vtrain/profile.hpp"
+#include "vtrain/schema.hpp"
 #include "vtrain/simulate.hpp"
 
 namespace vtrain::cli {
@@ -187,6 +188,7 @@ const char* kUsage =
     "                         every valid parallel plan, its time and cost, and the Pareto frontier\n"
     "  presets [--json]       list model presets and example configs\n"
     "  profiles [--json]      list bundled GPU profiles\n"
+    "  schema                 every enum's choices, field bounds and defaults, registries and limits (JSON)\n"
     "  help                   this text\n"
     "\n"
     "SETUP, how the measured runs were set up: [--gpu NAME] [--profile FILE] [--gpus-per-node N]\n"
@@ -226,6 +228,7 @@ const std::vector<CommandSpec>& command_specs() {
        {"case", "json", "price", "gpus", "objective", "deadline-days", "simulate-unfit", "threads", "top"}},
       {"presets", 0, {"json"}},
       {"profiles", 0, {"json"}},
+      {"schema", 0, {"json"}},
   };
   return specs;
 }
@@ -353,6 +356,12 @@ int cmd_profiles(const Args& args) {
   return 0;
 }
 
+// The schema is JSON whether or not --json is given: it is for programs.
+int cmd_schema() {
+  std::printf("%s\n", schema().dump(2).c_str());
+  return 0;
+}
+
 }  // namespace
 }  // namespace vtrain::cli
 
@@ -379,6 +388,7 @@ int main(int argc, char** argv) {
   if (cmd == "explore") return run_explore(args);
   if (cmd == "presets") return cmd_presets(args);
   if (cmd == "profiles") return cmd_profiles(args);
+  if (cmd == "schema") return cmd_schema();
   if (cmd == "help" || cmd == "--help" || cmd == "-h") {
     std::fputs(kUsage, stdout);
     return 0;

@@ -32,6 +32,7 @@ export async function loadVtrain(options = {}) {
     optimal: (request, opts) => call('optimal', request, opts),
     presets: (opts) => call('presets', undefined, opts),
     profiles: (opts) => call('profiles', undefined, opts),
+    schema: (opts) => call('schema', undefined, opts),
     warmUp: async () => {},
     terminate() {},
   };

@@ -8,6 +8,7 @@
 #include "vtrain/json_text.hpp"
 #include "vtrain/optimal.hpp"
 #include "vtrain/profile.hpp"
+#include "vtrain/schema.hpp"
 #include "vtrain/simulate.hpp"
 #include "vtrain/version.hpp"
 
@@ -84,6 +85,8 @@ std::string profiles() {
 }
 
 std::string version() { return ok_reply(json{{"version", kVersion}}); }
+
+std::string schema() { return ok_reply(vtrain::schema()); }
 
 std::string explore(std::string_view request_json, const std::function<bool(double)>& progress, int threads) {
   Diagnostics errors;

@@ -50,6 +50,8 @@ struct OnlyFields {
     if (keep(key)) v.list(key, a...);
   }
 };
+template <class V, class Keep>
+OnlyFields(V&, Keep) -> OnlyFields<V, Keep>;
 
 // A compute-optimal request's /budget, as given: one amount (days beside usd or gpu_hours being a
 // deadline).
