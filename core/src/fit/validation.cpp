@@ -320,6 +320,26 @@ std::vector<std::string> unread_columns(std::string_view text) {
   return out;
 }
 
+// Defined in the generated published_embedded.cpp.
+struct EmbeddedMeasurements {
+  const char* name;
+  const char* text;
+};
+extern const EmbeddedMeasurements kEmbeddedMeasurements[];
+extern const int kEmbeddedMeasurementCount;
+
+const Registry<PublishedMeasurements>& published_measurements() {
+  static const Registry<PublishedMeasurements> files([] {
+    std::vector<PublishedMeasurements> v;
+    for (int i = 0; i < kEmbeddedMeasurementCount; ++i)
+      v.push_back({kEmbeddedMeasurements[i].name,
+                   std::string("profiles/published/") + kEmbeddedMeasurements[i].name + ".csv",
+                   kEmbeddedMeasurements[i].text});
+    return v;
+  }());
+  return files;
+}
+
 SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
   SimConfig c;
   // The measured runs are GPT models (Megatron-LM's and DeepSpeed's GPT), some with other positions.

@@ -14,7 +14,7 @@ using detail::ObjectReader;
 // Defined in the generated profiles_embedded.cpp.
 struct EmbeddedProfile {
   const char* name;
-  const char* json_text;
+  const char* text;
 };
 extern const EmbeddedProfile kEmbeddedProfiles[];
 extern const int kEmbeddedProfileCount;
@@ -255,7 +255,7 @@ const Registry<Profile>& bundled_profiles() {
   static const Registry<Profile> profiles([] {
     std::vector<Profile> v;
     for (int i = 0; i < kEmbeddedProfileCount; ++i) {
-      json j = json::parse(kEmbeddedProfiles[i].json_text, nullptr, false);
+      json j = json::parse(kEmbeddedProfiles[i].text, nullptr, false);
       if (j.is_discarded()) continue;
       auto parsed = parse_profile(j);
       if (parsed.ok()) v.push_back(std::move(parsed).value());

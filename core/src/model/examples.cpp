@@ -6,7 +6,7 @@ namespace vtrain {
 
 struct EmbeddedExample {
   const char* name;
-  const char* json_text;
+  const char* text;
 };
 extern const EmbeddedExample kEmbeddedExamples[];
 extern const int kEmbeddedExampleCount;
@@ -15,7 +15,7 @@ const Registry<ExampleConfig>& example_configs() {
   static const Registry<ExampleConfig> examples([] {
     std::vector<ExampleConfig> v;
     for (int i = 0; i < kEmbeddedExampleCount; ++i) {
-      nlohmann::json j = nlohmann::json::parse(kEmbeddedExamples[i].json_text, nullptr, false);
+      nlohmann::json j = nlohmann::json::parse(kEmbeddedExamples[i].text, nullptr, false);
       if (!j.is_object()) continue;
       ExampleConfig e;
       e.name = kEmbeddedExamples[i].name;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json_reader.hpp"
+#include "common/parallel.hpp"
 #include "model/sections.hpp"
 #include "search/fields.hpp"
 #include "iteration/memory.hpp"
@@ -19,12 +20,6 @@
 #include "vtrain/model.hpp"
 #include "vtrain/simulate.hpp"
 
-// Browsers run the WebAssembly module without threads unless it is built for them.
-#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
-#define VTRAIN_SINGLE_THREADED 1
-#else
-#include <thread>
-#endif
 
 namespace vtrain {
 
@@ -227,45 +222,28 @@ std::vector<T> or_default(const std::vector<T>& given, std::vector<T> all) {
   return given.empty() ? all : given;
 }
 
-// Runs body(item, thread) for every item on `threads` threads, the calling thread being thread 0;
-// items are taken in order. Between items the calling thread reports the fraction of the work
-// done when it has grown by `step` since the last report; a false answer stops the sweep.
-// Returns false when cancelled.
+// Runs body(item, thread) for every item on `threads` threads (parallel_for). Between items the
+// calling thread reports the fraction of the work done when it has grown by `step` since the last
+// report; a false answer stops the sweep. Returns false when cancelled.
 bool for_each_item(int items, int threads, const std::vector<double>& work,
                    const std::function<void(int, int)>& body,
                    const std::function<bool(double)>& progress, double step) {
   double total = 0;
   for (double w : work) total += w;
-  std::atomic<int> next{0};
   std::atomic<long long> done{0};  // work done, in 1/1024 units
-  std::atomic<bool> stop{false};
-  auto worker = [&](int thread, bool report) {
-    double last_reported = -1;
-    for (;;) {
-      if (stop.load(std::memory_order_relaxed)) return;
-      const int i = next.fetch_add(1);
-      if (i >= items) return;
-      body(i, thread);
-      done.fetch_add(static_cast<long long>(work[i] * 1024));
-      if (report && progress) {
-        const double fraction = total > 0 ? std::min(1.0, done.load() / 1024.0 / total) : 1.0;
-        if (fraction - last_reported >= step) {
-          last_reported = fraction;
-          if (!progress(fraction)) stop = true;
-        }
-      }
-    }
+  double last_reported = -1;
+  const auto counted = [&](int i, int thread) {
+    body(i, thread);
+    done.fetch_add(static_cast<long long>(work[i] * 1024));
   };
-#ifdef VTRAIN_SINGLE_THREADED
-  (void)threads;
-  worker(0, true);
-#else
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(worker, t, false);
-  worker(0, true);
-  for (auto& th : pool) th.join();
-#endif
-  if (stop.load()) return false;
+  const auto report = [&] {
+    if (!progress) return true;
+    const double fraction = total > 0 ? std::min(1.0, done.load() / 1024.0 / total) : 1.0;
+    if (fraction - last_reported < step) return true;
+    last_reported = fraction;
+    return progress(fraction);
+  };
+  if (!detail::parallel_for(items, threads, counted, report)) return false;
   return !progress || progress(1.0);
 }
 
@@ -476,10 +454,7 @@ Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreContr
   }
 
   // Memory first (cheap): it decides which plans are simulated and bounds the work.
-  int threads = std::max(1, control.threads);
-#ifdef VTRAIN_SINGLE_THREADED
-  threads = 1;
-#endif
+  const int threads = detail::usable_threads(control.threads);
   std::vector<double> memory_work(units.size());
   for (size_t i = 0; i < units.size(); ++i) memory_work[i] = units[i].count;
   auto memory_body = [&](int i, int) {
