@@ -274,6 +274,23 @@ TEST_CASE("explore: restricting the space and explicit lists") {
   CHECK(first_error(u).pointer == "/explore/pp/0");
 }
 
+TEST_CASE("explore: the combinations of the values tried that break a rule are counted") {
+  // 2 micro-batch sizes x 2 chunk counts x 2 replica counts = 8 combinations of one tp, pp,
+  // recompute and ZeRO stage. Micro-batch 64 fills the batch of 64 on one replica: with 2 replicas
+  // it is too large, and interleaving needs the single micro-batch to be a multiple of pp.
+  json j = small_request();
+  j["plan"] = {{"global_batch", 64}};
+  j["explore"] = {{"tp", {2}}, {"sequence_parallel", {false}}, {"micro_batch", {1, 64}}, {"pp", {2}},
+                  {"virtual_stages", {1, 4}}, {"dp", {1, 2}}, {"recompute", {"full"}}, {"zero_stage", {0}}};
+  const ExploreResult r = explore_ok(parse_ok(j));
+  CHECK(r.baseline == -1);
+  CHECK(r.plans.size() == 5);
+  CHECK(r.stats.skipped_invalid == 3);
+  CHECK(to_json(r)["stats"]["skipped_invalid"] == 3);
+  // Left to the defaults, the lists hold combinations that break a rule too, and they are counted.
+  CHECK(explore_ok(parse_ok(small_request())).stats.skipped_invalid > 0);
+}
+
 TEST_CASE("explore: impossible requests are errors naming the field") {
   json j = small_request();
   j["cluster"]["num_gpus"] = 0;

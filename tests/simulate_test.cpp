@@ -8,7 +8,7 @@
 #include <sstream>
 #include <utility>
 
-#include "iteration/comm.hpp"
+#include "iteration/communication.hpp"
 #include "test_util.hpp"
 #include "vtrain/calibration.hpp"
 #include "vtrain/examples.hpp"

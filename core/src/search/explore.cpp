@@ -341,25 +341,24 @@ void rank(ExploreResult& res) {
 
 }  // namespace
 
-Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreControl& control) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const Profile* prof = bundled_profiles().find(request.config.cluster.gpu);
-  if (!prof) return Diagnostics{unknown_gpu(request.config.cluster.gpu, "/cluster/gpu")};
+namespace {
+
+// The space of a request: its plans, in units of one pipeline shape that differ in recompute and
+// ZeRO stage only.
+struct Space {
+  std::vector<Unit> units;
+  std::vector<PlanEstimate> plans;
+  long long skipped_invalid = 0;  // combinations of the values tried that break a rule (count)
+};
+
+// Phase 1: every valid plan, in (tp, sequence parallel, micro-batch, pp, virtual stages, dp) units.
+Outcome<Space> enumerate_plans(const ExploreRequest& request) {
   const ExploreOptions& o = request.options;
   const ModelConfig& m = request.config.model;
   const PlanConfig& base = request.config.plan;
   const int max_gpus = request.config.cluster.num_gpus;
   const int gpn = request.config.cluster.gpus_per_node;
   const int G = base.global_batch, L = m.layers;
-
-  ExploreResult res;
-  res.request = request;
-  res.parameters = count_parameters(m).total;
-  res.priced = request.config.cluster.price_per_gpu_hour_usd > 0;  // else cost is GPU-hours alone
-  res.energy_known = prof->board_power_W > 0;
-
-  // Enumerate, in (tp, sequence parallel, micro-batch, pp, virtual stages, dp) units whose plans
-  // differ in recompute and ZeRO stage only.
   std::vector<int> tp_all;
   for (int t : divisors(m.heads))
     if (m.kv_heads % t == 0 && m.ffn_hidden % t == 0 && t <= max_gpus && (t <= gpn || o.tp_across_nodes))
@@ -380,9 +379,12 @@ Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreContr
     if (dp > 1) return all;
     return std::vector<int>{std::find(all.begin(), all.end(), 0) != all.end() ? 0 : all.front()};
   };
+  // The plans a combination of (pp, virtual stages, dp) stands for, when a rule rules it out.
+  const auto plans_of = [&](int dp) { return static_cast<long long>(recs.size() * zeros_for(dp).size()); };
 
-  std::vector<Unit> units;
-  auto& plans = res.plans;
+  Space space;
+  auto& units = space.units;
+  auto& plans = space.plans;
   SimConfig candidate = request.config;
   for (int tp : tps) {
     for (bool sp : sps_for(tp)) {
@@ -400,11 +402,16 @@ Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreContr
             for (int d : divisors(G))
               if (static_cast<long long>(tp) * pp * d <= max_gpus) dps.push_back(d);
           for (int v : vs) {
-            if ((v > 1 && L % (static_cast<long long>(pp) * v) != 0) || (v > 1 && pp == 1) || pp > L) continue;
+            if ((v > 1 && L % (static_cast<long long>(pp) * v) != 0) || (v > 1 && pp == 1) || pp > L) {
+              for (int dp : dps) space.skipped_invalid += plans_of(dp);
+              continue;
+            }
             for (int dp : dps) {
-              if (G % (static_cast<long long>(dp) * mb) != 0) continue;
+              if (G % (static_cast<long long>(dp) * mb) != 0 || (v > 1 && (G / (dp * mb)) % pp != 0)) {
+                space.skipped_invalid += plans_of(dp);
+                continue;
+              }
               const int M = G / (dp * mb);
-              if (v > 1 && M % pp != 0) continue;
               Unit u;
               u.first = static_cast<int>(plans.size());
               u.pp = pp;
@@ -426,14 +433,17 @@ Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreContr
                   e.within_gpu_limit = e.num_gpus <= max_gpus;
                   candidate.plan = e.plan;
                   candidate.cluster.num_gpus = e.num_gpus;
-                  if (!check_sim_config(candidate).empty()) continue;  // a rule the loops above miss
+                  if (!check_sim_config(candidate).empty()) {  // a rule the loops above miss
+                    ++space.skipped_invalid;
+                    continue;
+                  }
                   plans.push_back(e);
                 }
               }
               u.count = static_cast<int>(plans.size()) - u.first;
               if (u.count > 0) units.push_back(u);
               if (static_cast<long long>(plans.size()) > o.max_plans) {
-                return Outcome<ExploreResult>::fail(
+                return Outcome<Space>::fail(
                     "too_large", "/explore",
                     "/explore: the space holds more than " + std::to_string(o.max_plans) +
                         " plans (/explore/max_plans); restrict it with /explore/tp, /pp, /dp, /micro_batch, "
@@ -446,58 +456,62 @@ Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreContr
     }
   }
   if (plans.empty()) {
-    return Outcome<ExploreResult>::fail(
+    return Outcome<Space>::fail(
         "no_plan", "/explore",
         "/explore: no valid plan: no combination of the allowed degrees divides /model/layers (" +
             std::to_string(L) + ") and /plan/global_batch (" + std::to_string(G) + ") within /cluster/num_gpus (" +
             std::to_string(max_gpus) + ")");
   }
+  return space;
+}
 
-  // Memory first (cheap): it decides which plans are simulated and bounds the work.
-  const int threads = detail::usable_threads(control.threads);
-  std::vector<double> memory_work(units.size());
-  for (size_t i = 0; i < units.size(); ++i) memory_work[i] = units[i].count;
+// `progress` over [lo, hi] of the whole sweep.
+std::function<bool(double)> scaled(const ExploreControl& control, double lo, double hi) {
+  if (!control.progress) return {};
+  return [&control, lo, hi](double f) { return control.progress(lo + (hi - lo) * f); };
+}
+
+// Phase 2: memory first (cheap): it decides which plans are simulated and bounds the work.
+// Progress reports it as the first 5% of the sweep.
+bool estimate_memory(Space& space, const ModelConfig& m, const Profile& prof, int threads,
+                     const ExploreControl& control) {
+  std::vector<double> memory_work(space.units.size());
+  for (size_t i = 0; i < space.units.size(); ++i) memory_work[i] = space.units[i].count;
   auto memory_body = [&](int i, int) {
-    for (int k = units[i].first; k < units[i].first + units[i].count; ++k) {
-      PlanEstimate& e = plans[k];
-      e.memory_GiB = plan_memory_GiB(m, e.plan, *prof);
-      e.fits_in_memory = e.memory_GiB <= prof->hbm_GiB;
+    const Unit& u = space.units[i];
+    for (int k = u.first; k < u.first + u.count; ++k) {
+      PlanEstimate& e = space.plans[k];
+      e.memory_GiB = plan_memory_GiB(m, e.plan, prof);
+      e.fits_in_memory = e.memory_GiB <= prof.hbm_GiB;
     }
   };
-  // Memory is a small part of the sweep: progress reports it as the first 5%. Reports come every
-  // half percent of the whole.
-  auto scaled = [&](double lo, double hi) {
-    return control.progress ? std::function<bool(double)>([&, lo, hi](double f) { return control.progress(lo + (hi - lo) * f); })
-                            : std::function<bool(double)>();
-  };
-  if (!for_each_item(static_cast<int>(units.size()), threads, memory_work, memory_body, scaled(0.0, 0.05), 0.1))
-    return Outcome<ExploreResult>::fail("cancelled", "", "/: the sweep was cancelled");
+  return for_each_item(static_cast<int>(space.units.size()), threads, memory_work, memory_body,
+                       scaled(control, 0.0, 0.05), 0.1);
+}
 
+// Phase 3: the pipeline blocks each unit would simulate (its work, with a plan's fixed cost worth
+// about 200 blocks) and in all.
+double count_blocks(Space& space, const ExploreOptions& o, int G) {
   double blocks = 0;
-  for (Unit& u : units) {
+  for (Unit& u : space.units) {
     u.work = 0;
     for (int k = u.first; k < u.first + u.count; ++k) {
-      const PlanEstimate& e = plans[k];
+      const PlanEstimate& e = space.plans[k];
       if (!e.fits_in_memory && !o.simulate_unfit) continue;
       const double b = 2.0 * e.plan.pp * e.plan.virtual_stages * (G / (e.plan.dp * e.plan.micro_batch));
-      u.work += b + 200;  // a plan's fixed cost is worth about 200 blocks
+      u.work += b + 200;
       blocks += b;
     }
   }
-  if (control.count_only) {
-    res.stats.plans = static_cast<long long>(plans.size());
-    res.stats.blocks = blocks;
-    return res;
-  }
-  if (blocks > o.max_blocks) {
-    return Outcome<ExploreResult>::fail(
-        "too_large", "/explore",
-        "/explore: the sweep would simulate " + detail::describe_number(blocks) +
-            " pipeline blocks, more than /explore/max_blocks (" + detail::describe_number(o.max_blocks) +
-            "); restrict the space (/explore/tp, /pp, /dp, /micro_batch, /virtual_stages, ...)");
-  }
+  return blocks;
+}
 
-  // Units of one pipeline shape run on one thread in a row: they share its block order.
+// Phase 4: the plans to time, simulated. Units of one pipeline shape run on one thread in a row:
+// they share its block order. Progress reports it as the last 95%.
+Diagnostics simulate_plans(const ExploreRequest& request, const Profile& prof, int threads,
+                           const ExploreControl& control, Space& space, ExploreStats& stats) {
+  const ExploreOptions& o = request.options;
+  auto& units = space.units;
   std::vector<int> by_shape(units.size());
   for (size_t i = 0; i < units.size(); ++i) by_shape[i] = static_cast<int>(i);
   auto shape = [&](int i) { return std::tuple(units[i].pp, units[i].virtual_stages, units[i].micro_batches); };
@@ -527,12 +541,12 @@ Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreContr
     c.output.timeline = false;
     for (int i : groups[group_order[item]]) {
       for (int k = units[i].first; k < units[i].first + units[i].count; ++k) {
-        PlanEstimate& e = plans[k];
+        PlanEstimate& e = space.plans[k];
         if (!e.fits_in_memory && !o.simulate_unfit) continue;
         c.plan = e.plan;
         c.cluster.num_gpus = e.num_gpus;
         try {
-          auto r = simulate(c, prof, scratch[thread].get());
+          auto r = simulate(c, &prof, scratch[thread].get());
           if (r.ok()) fill_from(e, r.value());
           else if (failures[thread].empty()) failures[thread] = r.errors();
         } catch (const std::exception& ex) {
@@ -542,51 +556,93 @@ Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreContr
       }
     }
   };
-  if (!for_each_item(static_cast<int>(groups.size()), threads, ordered_work, sim_body, scaled(0.05, 1.0),
+  if (!for_each_item(static_cast<int>(groups.size()), threads, ordered_work, sim_body, scaled(control, 0.05, 1.0),
                      0.005 / 0.95))
-    return Outcome<ExploreResult>::fail("cancelled", "", "/: the sweep was cancelled");
+    return {make_diagnostic("cancelled", "", "the sweep was cancelled")};
   for (const auto& f : failures)
     if (!f.empty()) return f;
   for (const auto& s : scratch) {
-    res.stats.pipelines_run += s->pipelines_run;
-    res.stats.pipelines_reused += s->pipelines_reused;
+    stats.pipelines_run += s->pipelines_run;
+    stats.pipelines_reused += s->pipelines_reused;
   }
+  return {};
+}
 
-  // The baseline: found among the plans, or simulated and added.
-  if (request.has_baseline) {
-    for (int i = 0; i < static_cast<int>(plans.size()); ++i) {
-      if (plans[i].plan == base) {
-        res.baseline = i;
-        break;
-      }
-    }
-    PlanEstimate* b = res.baseline >= 0 ? &plans[res.baseline] : nullptr;
-    if (!b || !b->simulated) {
-      PlanEstimate e;
-      e.plan = base;
-      e.num_gpus = base.tp * base.pp * base.dp;
-      e.within_gpu_limit = e.num_gpus <= max_gpus;
-      SimConfig c = request.config;
-      c.plan = base;
-      c.cluster.num_gpus = e.num_gpus;
-      c.output.timeline = false;
-      auto r = simulate(c, prof);
-      if (!r.ok()) return r.errors();
-      fill_from(e, r.value());
-      if (b) {
-        *b = e;
-      } else {
-        res.baseline = static_cast<int>(plans.size());
-        plans.push_back(e);
-      }
+// Phase 5: the baseline, found among the plans, or simulated and added.
+Diagnostics place_baseline(const ExploreRequest& request, const Profile& prof, ExploreResult& res) {
+  if (!request.has_baseline) return {};
+  const PlanConfig& base = request.config.plan;
+  auto& plans = res.plans;
+  for (int i = 0; i < static_cast<int>(plans.size()); ++i) {
+    if (plans[i].plan == base) {
+      res.baseline = i;
+      break;
     }
   }
+  PlanEstimate* b = res.baseline >= 0 ? &plans[res.baseline] : nullptr;
+  if (b && b->simulated) return {};
+  PlanEstimate e;
+  e.plan = base;
+  e.num_gpus = base.tp * base.pp * base.dp;
+  e.within_gpu_limit = e.num_gpus <= request.config.cluster.num_gpus;
+  SimConfig c = request.config;
+  c.plan = base;
+  c.cluster.num_gpus = e.num_gpus;
+  c.output.timeline = false;
+  auto r = simulate(c, &prof);
+  if (!r.ok()) return r.errors();
+  fill_from(e, r.value());
+  if (b) {
+    *b = e;
+  } else {
+    res.baseline = static_cast<int>(plans.size());
+    plans.push_back(e);
+  }
+  return {};
+}
+
+}  // namespace
+
+Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreControl& control) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Profile* prof = bundled_profiles().find(request.config.cluster.gpu);
+  if (!prof) return Diagnostics{unknown_gpu(request.config.cluster.gpu, "/cluster/gpu")};
+  ExploreResult res;
+  res.request = request;
+  res.parameters = count_parameters(request.config.model).total;
+  res.priced = request.config.cluster.price_per_gpu_hour_usd > 0;  // else cost is GPU-hours alone
+  res.energy_known = prof->board_power_W > 0;
+
+  auto space = enumerate_plans(request);
+  if (!space.ok()) return space.errors();
+  Space& sp = space.value();
+  const int threads = detail::usable_threads(control.threads);
+  if (!estimate_memory(sp, request.config.model, *prof, threads, control))
+    return Outcome<ExploreResult>::fail("cancelled", "", "/: the sweep was cancelled");
+  const double blocks = count_blocks(sp, request.options, request.config.plan.global_batch);
+  ExploreStats& st = res.stats;
+  st.skipped_invalid = sp.skipped_invalid;
+  if (control.count_only) {
+    st.plans = static_cast<long long>(sp.plans.size());
+    st.blocks = blocks;
+    res.plans = std::move(sp.plans);
+    return res;
+  }
+  if (blocks > request.options.max_blocks) {
+    return Outcome<ExploreResult>::fail(
+        "too_large", "/explore",
+        "/explore: the sweep would simulate " + detail::describe_number(blocks) +
+            " pipeline blocks, more than /explore/max_blocks (" + detail::describe_number(request.options.max_blocks) +
+            "); restrict the space (/explore/tp, /pp, /dp, /micro_batch, /virtual_stages, ...)");
+  }
+  if (Diagnostics failed = simulate_plans(request, *prof, threads, control, sp, st); !failed.empty()) return failed;
+  res.plans = std::move(sp.plans);
+  if (Diagnostics failed = place_baseline(request, *prof, res); !failed.empty()) return failed;
 
   rank(res);
-  ExploreStats& st = res.stats;
-  st.plans = static_cast<long long>(plans.size());
+  st.plans = static_cast<long long>(res.plans.size());
   st.blocks = blocks;
-  for (const auto& e : plans) {
+  for (const auto& e : res.plans) {
     st.within_gpu_limit += e.within_gpu_limit;
     st.fit += e.fits_in_memory;
     st.simulated += e.simulated;
