@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "iteration/communication.hpp"
+#include "iteration/kernels.hpp"
 #include "test_util.hpp"
 #include "vtrain/calibration.hpp"
 #include "vtrain/examples.hpp"
@@ -771,4 +772,45 @@ TEST_CASE("simulate: an overlapped gradient reduction takes Megatron-Core's buck
   CHECK(test::warning(slow_overlapped, WarningCode::overlap_slower, "/plan/dp_overlap",
                       "(7 a model chunk, over 256 nodes)") != nullptr);
   CHECK(test::warning(slow_after, WarningCode::overlap_slower, "/plan/dp_overlap") == nullptr);
+}
+
+TEST_CASE("simulate: a profile's measured GEMM time replaces the model's for exactly that kind and shape") {
+  // A model without biases: the q, k, v projection's forward is its GEMM alone.
+  json j = test::small_config();
+  j["model"]["bias"] = false;
+  j["output"] = {{"operators", true}};
+  const SimConfig c = test::parse_ok(j);
+  const Profile& bundled = *bundled_profiles().find("a100-sxm4-80gb");
+  const SimResult modelled = test::simulate_ok(c, &bundled);
+  const OperatorTime* qkv = test::operator_row(modelled, "layer", "q, k, v projection");
+  REQUIRE(qkv != nullptr);
+  // The GEMM's shape on one tensor-parallel rank: tokens x (q, k and v widths) x hidden.
+  const double tokens = 2.0 * 1024, width = 3.0 * 2048 / 2, hidden = 2048;
+  REQUIRE(qkv->forward_s == doctest::Approx(detail::gemm_s(bundled, tokens, width, hidden, 1)));
+
+  // The table is read from the profile document, and its entry takes precedence.
+  json doc = to_json(bundled);
+  doc["operator_table"] = json::array({{{"op", "gemm"}, {"m", tokens}, {"n", width}, {"k", hidden}, {"time_us", 1234.5}},
+                                       {{"op", "gemm"}, {"m", 7}, {"n", 7}, {"k", 7}, {"time_us", 1}}});
+  auto measured = parse_profile(doc);
+  REQUIRE(measured.ok());
+  REQUIRE(measured.value().operator_table.size() == 2);
+  CHECK(measured.value().operator_table[0].op == MeasuredOp::gemm);
+  CHECK(to_json(measured.value())["operator_table"][0]["op"] == "gemm");
+  CHECK(to_json(measured.value())["operator_table"][0]["time_us"] == 1234.5);
+  const SimResult timed = test::simulate_ok(c, &measured.value());
+  const OperatorTime* measured_qkv = test::operator_row(timed, "layer", "q, k, v projection");
+  REQUIRE(measured_qkv != nullptr);
+  CHECK(measured_qkv->forward_s == doctest::Approx(1234.5e-6));
+  // Every other operator keeps its modelled time: the entry of a shape no kernel has changes nothing.
+  const OperatorTime* down = test::operator_row(timed, "layer", "MLP down projection");
+  CHECK(down->forward_s == test::operator_row(modelled, "layer", "MLP down projection")->forward_s);
+  CHECK(timed.iteration_time_s > modelled.iteration_time_s);
+
+  // An entry must say which kind of kernel it times, by a name the profile reader knows.
+  doc["operator_table"][0]["op"] = "attention";
+  auto unknown = parse_profile(doc);
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.errors().front().pointer == "/operator_table/0/op");
+  CHECK(unknown.errors().front().code == "enum");
 }
