@@ -81,8 +81,16 @@ export function openableRow(row, title, open) {
   });
 }
 
-/** CSV text: a header line of `keys`, then a line per row of values; missing numbers are empty. */
+/**
+ * One CSV cell as spreadsheets read it: a missing number is empty, and a cell with a comma, a quote
+ * or a line break is quoted with its quotes doubled (RFC 4180).
+ */
+export function csvCell(v) {
+  const s = v == null || (typeof v === 'number' && !Number.isFinite(v)) ? '' : String(v);
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** CSV text: a header line of `keys`, then a line per row of values. */
 export function csvText(keys, rows) {
-  const cell = (v) => (v == null || (typeof v === 'number' && !Number.isFinite(v)) ? '' : String(v));
-  return `${[keys.join(','), ...rows.map((r) => r.map(cell).join(','))].join('\n')}\n`;
+  return `${[keys.map(csvCell).join(','), ...rows.map((r) => r.map(csvCell).join(','))].join('\n')}\n`;
 }
