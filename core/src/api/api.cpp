@@ -88,32 +88,36 @@ std::string version() { return ok_reply(json{{"version", kVersion}}); }
 
 std::string schema() { return ok_reply(vtrain::schema()); }
 
-std::string explore(std::string_view request_json, const std::function<bool(double)>& progress, int threads) {
+namespace {
+
+// A sweep's call: its request read by `parse`, run by `run` on `threads` threads with `progress`,
+// and its result's JSON.
+template <class Control, class Parse, class Run>
+std::string sweep_reply(std::string_view request_json, const std::function<bool(double)>& progress, int threads,
+                        Parse parse, Run run) {
   Diagnostics errors;
   json j;
   if (!parse_text(request_json, j, errors)) return errors_reply(errors);
-  auto request = parse_explore_request(j);
+  auto request = parse(j);
   if (!request.ok()) return errors_reply(request.errors());
-  ExploreControl control;
+  Control control;
   control.threads = threads;
   control.progress = progress;
-  auto result = vtrain::explore(request.value(), control);
+  auto result = run(request.value(), control);
   if (!result.ok()) return errors_reply(result.errors());
   return ok_reply(to_json(result.value()));
 }
 
+}  // namespace
+
+std::string explore(std::string_view request_json, const std::function<bool(double)>& progress, int threads) {
+  return sweep_reply<ExploreControl>(request_json, progress, threads, parse_explore_request,
+                                     [](const ExploreRequest& r, const ExploreControl& c) { return vtrain::explore(r, c); });
+}
+
 std::string optimal(std::string_view request_json, const std::function<bool(double)>& progress, int threads) {
-  Diagnostics errors;
-  json j;
-  if (!parse_text(request_json, j, errors)) return errors_reply(errors);
-  auto request = parse_optimal_request(j);
-  if (!request.ok()) return errors_reply(request.errors());
-  OptimalControl control;
-  control.threads = threads;
-  control.progress = progress;
-  auto result = vtrain::optimal(request.value(), control);
-  if (!result.ok()) return errors_reply(result.errors());
-  return ok_reply(to_json(result.value()));
+  return sweep_reply<OptimalControl>(request_json, progress, threads, parse_optimal_request,
+                                     [](const OptimalRequest& r, const OptimalControl& c) { return vtrain::optimal(r, c); });
 }
 
 }  // namespace vtrain::api

@@ -15,6 +15,7 @@
 
 #include "vtrain/diagnostics.hpp"
 #include "vtrain/enums.hpp"
+#include "vtrain/registry.hpp"
 
 namespace vtrain::detail {
 
@@ -232,6 +233,30 @@ void read_enum_list(ObjectReader& r, const char* key, std::vector<E>& out) {
     }
     return true;
   });
+}
+
+// A request that starts from a registry's entry, {"<key>": NAME, ...overrides}: the entry's request
+// (its `request_json`) with the rest of `input` merged over it (JSON merge patch), and NAME in
+// `name`. Without `key`, `input` itself. `what` names an entry in an error ("case", "preset").
+template <class T>
+Outcome<json> request_from(const json& input, const char* key, const char* what, const Registry<T>& registry,
+                           std::string& name) {
+  if (!input.contains(key)) return input;
+  const json& given = input[key];
+  const T* entry = given.is_string() ? registry.find(given.get<std::string>()) : nullptr;
+  if (!entry) {
+    const std::string pointer = std::string("/") + key;
+    return Outcome<json>::fail(
+        given.is_string() ? std::string("unknown_") + what : "type", pointer,
+        pointer + ": " + (given.is_string() ? "unknown " + std::string(what) + " \"" + given.get<std::string>() + "\"; " : "") +
+            what + "s are " + registry.names_text());
+  }
+  name = given.get<std::string>();
+  json patch = input;
+  patch.erase(key);
+  json j = json::parse(entry->request_json);
+  j.merge_patch(patch);
+  return j;
 }
 
 // Bounds of a field, as a section's field list (model/fields.hpp) gives them.

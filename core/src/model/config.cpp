@@ -13,24 +13,15 @@ using detail::ObjectReader;
 namespace detail {
 
 void read_cluster(const json* j, ClusterConfig& c, Diagnostics& errors) {
-  ObjectReader r(j, "/cluster", errors);
-  FieldReader fields{r};
-  cluster_fields(fields, c);
-  r.finish();
+  read_section(j, "/cluster", c, errors, [](auto& v, auto& s) { cluster_fields(v, s); });
 }
 
 void read_training(const json* j, TrainingConfig& t, Diagnostics& errors) {
-  ObjectReader r(j, "/training", errors);
-  FieldReader fields{r};
-  training_fields(fields, t);
-  r.finish();
+  read_section(j, "/training", t, errors, [](auto& v, auto& s) { training_fields(v, s); });
 }
 
 void read_output(const json* j, OutputOptions& o, Diagnostics& errors) {
-  ObjectReader r(j, "/output", errors);
-  FieldReader fields{r};
-  output_fields(fields, o);
-  r.finish();
+  read_section(j, "/output", o, errors, [](auto& v, auto& s) { output_fields(v, s); });
 }
 
 void read_description(ObjectReader& top, std::string& out, Diagnostics& errors) {
@@ -43,13 +34,7 @@ void read_description(ObjectReader& top, std::string& out, Diagnostics& errors) 
 
 }  // namespace detail
 
-Outcome<ClusterConfig> parse_cluster_config(const json& j) {
-  Diagnostics errors;
-  ClusterConfig c;
-  detail::read_cluster(&j, c, errors);
-  if (!errors.empty()) return errors;
-  return c;
-}
+Outcome<ClusterConfig> parse_cluster_config(const json& j) { return detail::parse_section(j, &detail::read_cluster); }
 
 Outcome<SimConfig> parse_sim_config(const json& j) {
   Diagnostics errors;
@@ -132,15 +117,12 @@ Diagnostics check_sim_config(const SimConfig& c) {
 }
 
 json to_json(const SimConfig& c) {
+  using detail::section_json;
   json j{{"model", to_json(c.model)},
-         {"cluster", json::object()},
+         {"cluster", section_json(c.cluster, [](auto& v, const auto& s) { detail::cluster_fields(v, s); })},
          {"plan", to_json(c.plan)},
-         {"training", json::object()},
-         {"output", json::object()}};
-  detail::FieldWriter cluster{j["cluster"]}, training{j["training"]}, output{j["output"]};
-  detail::cluster_fields(cluster, c.cluster);
-  detail::training_fields(training, c.training);
-  detail::output_fields(output, c.output);
+         {"training", section_json(c.training, [](auto& v, const auto& s) { detail::training_fields(v, s); })},
+         {"output", section_json(c.output, [](auto& v, const auto& s) { detail::output_fields(v, s); })}};
   if (!c.description.empty()) j["description"] = c.description;
   // Bandwidths not yet resolved against a profile stay implicit (the profile's).
   if (c.cluster.intra_node_GBps <= 0) j["cluster"].erase("intra_node_GBps");

@@ -10,6 +10,25 @@
 
 namespace vtrain::detail {
 
+// Reads section `s` at `pointer` through its field list `fields` (a callable (v, s) that walks
+// it); a key the list does not name is an error.
+template <class S, class Fields>
+void read_section(const nlohmann::json* j, const char* pointer, S& s, Diagnostics& errors, Fields fields) {
+  ObjectReader r(j, pointer, errors);
+  FieldReader reader{r};
+  fields(reader, s);
+  r.finish();
+}
+
+// Section `s` as a JSON object, every field of its list explicit.
+template <class S, class Fields>
+nlohmann::json section_json(const S& s, Fields fields) {
+  nlohmann::json j = nlohmann::json::object();
+  FieldWriter writer{j};
+  fields(writer, s);
+  return j;
+}
+
 template <class V, class M>
 void model_fields(V& v, M& m) {
   v.field("name", m.name);

@@ -12,16 +12,27 @@ namespace vtrain {
 using nlohmann::json;
 using detail::ObjectReader;
 
-ModelConfig gpt_model(std::string name, int layers, int hidden, int heads, int vocab, int seq_len) {
+namespace {
+
+// The layout every family shares: a name and the sizes.
+ModelConfig shape(std::string name, int layers, int hidden, int heads, int kv_heads, int ffn_hidden, int vocab,
+                  int seq_len) {
   ModelConfig m;
   m.name = std::move(name);
   m.layers = layers;
   m.hidden = hidden;
   m.heads = heads;
-  m.kv_heads = heads;
+  m.kv_heads = kv_heads;
   m.seq_len = seq_len;
   m.vocab = vocab;
-  m.ffn_hidden = 4 * hidden;
+  m.ffn_hidden = ffn_hidden;
+  return m;
+}
+
+}  // namespace
+
+ModelConfig gpt_model(std::string name, int layers, int hidden, int heads, int vocab, int seq_len) {
+  ModelConfig m = shape(std::move(name), layers, hidden, heads, heads, 4 * hidden, vocab, seq_len);
   m.mlp = Mlp::gelu;
   m.tied_embeddings = true;
   m.norm = Norm::layernorm;
@@ -32,15 +43,7 @@ ModelConfig gpt_model(std::string name, int layers, int hidden, int heads, int v
 
 ModelConfig llama_model(std::string name, int layers, int hidden, int heads, int kv_heads, int ffn_hidden, int vocab,
                         int seq_len) {
-  ModelConfig m;
-  m.name = std::move(name);
-  m.layers = layers;
-  m.hidden = hidden;
-  m.heads = heads;
-  m.kv_heads = kv_heads;
-  m.seq_len = seq_len;
-  m.vocab = vocab;
-  m.ffn_hidden = ffn_hidden;
+  ModelConfig m = shape(std::move(name), layers, hidden, heads, kv_heads, ffn_hidden, vocab, seq_len);
   m.mlp = Mlp::swiglu;
   m.tied_embeddings = false;
   m.norm = Norm::rmsnorm;
@@ -155,8 +158,8 @@ void read_model(const json* j, ModelConfig& m, Diagnostics& errors) {
   const bool ffn_given = r.has("ffn_hidden");
   const bool kv_given = r.has("kv_heads");
   const bool from_preset = r.has("preset");
-  FieldReader fields{r};
-  model_fields(fields, m);
+  FieldReader reader{r};
+  model_fields(reader, m);
   // Without a preset, omitted shape fields follow the GPT convention of the given ones; the
   // shape itself has no default.
   if (!from_preset) {
@@ -174,12 +177,7 @@ void read_model(const json* j, ModelConfig& m, Diagnostics& errors) {
 }  // namespace detail
 
 Outcome<ModelConfig> parse_model_config(const json& j) {
-  Diagnostics errors;
-  ModelConfig m;
-  detail::read_model(&j, m, errors);
-  if (errors.empty()) errors = check_model(m);
-  if (!errors.empty()) return errors;
-  return m;
+  return detail::parse_section(j, &detail::read_model, &check_model);
 }
 
 Diagnostics check_model(const ModelConfig& m) {
@@ -196,10 +194,7 @@ Diagnostics check_model(const ModelConfig& m) {
 }
 
 json to_json(const ModelConfig& m) {
-  json j = json::object();
-  detail::FieldWriter w{j};
-  detail::model_fields(w, m);
-  return j;
+  return detail::section_json(m, [](auto& v, const auto& s) { detail::model_fields(v, s); });
 }
 
 }  // namespace vtrain

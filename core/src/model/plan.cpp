@@ -14,10 +14,7 @@ using nlohmann::json;
 namespace detail {
 
 void read_plan(const json* j, PlanConfig& p, Diagnostics& errors) {
-  ObjectReader r(j, "/plan", errors);
-  FieldReader fields{r};
-  plan_fields(fields, p);
-  r.finish();
+  read_section(j, "/plan", p, errors, [](auto& v, auto& s) { plan_fields(v, s); });
 }
 
 void explain_plan_defaults(Diagnostics& rules, const json* plan) {
@@ -35,23 +32,14 @@ void explain_plan_defaults(Diagnostics& rules, const json* plan) {
 
 }  // namespace detail
 
-Outcome<PlanConfig> parse_plan_config(const json& j) {
-  Diagnostics errors;
-  PlanConfig p;
-  detail::read_plan(&j, p, errors);
-  if (!errors.empty()) return errors;
-  return p;
-}
+Outcome<PlanConfig> parse_plan_config(const json& j) { return detail::parse_section(j, &detail::read_plan); }
 
 int micro_batches_per_iteration(const PlanConfig& p) {
   return p.global_batch / (p.dp * p.micro_batch);
 }
 
 json to_json(const PlanConfig& p) {
-  json j = json::object();
-  detail::FieldWriter w{j};
-  detail::plan_fields(w, p);
-  return j;
+  return detail::section_json(p, [](auto& v, const auto& s) { detail::plan_fields(v, s); });
 }
 
 }  // namespace vtrain

@@ -20,6 +20,18 @@ void read_output(const nlohmann::json* j, OutputOptions& o, Diagnostics& errors)
 // The top-level "description": a string of at most limits::description_chars bytes.
 void read_description(ObjectReader& top, std::string& out, Diagnostics& errors);
 
+// A section read on its own: its value, or its errors (and `check`'s, when given, for a value read).
+template <class S>
+Outcome<S> parse_section(const nlohmann::json& j, void (*read)(const nlohmann::json*, S&, Diagnostics&),
+                         Diagnostics (*check)(const S&) = nullptr) {
+  Diagnostics errors;
+  S s;
+  read(&j, s, errors);
+  if (errors.empty() && check) errors = check(s);
+  if (!errors.empty()) return errors;
+  return s;
+}
+
 // Rules `plan` breaks with a field it left out get what the default was, since the user did not
 // write the value the rule names ("(it was not given: its default is 1)"). `plan` is the JSON read.
 void explain_plan_defaults(Diagnostics& rules, const nlohmann::json* plan);

@@ -132,22 +132,9 @@ const Registry<ExploreCase>& explore_cases() {
 Outcome<ExploreRequest> parse_explore_request(const json& input) {
   if (!input.is_object()) return Outcome<ExploreRequest>::fail("type", "", "/: the request must be a JSON object");
   ExploreRequest req;
-  json j = input;
-  if (j.contains("case")) {
-    const json& name = j["case"];
-    const ExploreCase* preset = name.is_string() ? explore_cases().find(name.get<std::string>()) : nullptr;
-    if (!preset) {
-      return Outcome<ExploreRequest>::fail(
-          name.is_string() ? "unknown_case" : "type", "/case",
-          "/case: " + (name.is_string() ? "unknown case \"" + name.get<std::string>() + "\"; " : std::string()) +
-              "cases are " + explore_cases().names_text());
-    }
-    req.name = name.get<std::string>();
-    json patch = j;
-    patch.erase("case");
-    j = json::parse(preset->request_json);
-    j.merge_patch(patch);
-  }
+  auto from_case = detail::request_from(input, "case", "case", explore_cases(), req.name);
+  if (!from_case.ok()) return from_case.errors();
+  const json& j = from_case.value();
 
   // The sections of a simulate config, read by its readers; /cluster/num_gpus is the most GPUs a
   // plan may use (the baseline's count when the request gives none), and the plan is the baseline.

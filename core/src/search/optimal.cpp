@@ -90,20 +90,9 @@ Outcome<OptimalRequest> parse_optimal_request(const json& input) {
   if (!input.is_object()) return Outcome<OptimalRequest>::fail("type", "", "/: the request must be a JSON object");
   OptimalRequest req;
   req.fit = hoffmann2022();
-  json j = input;
-  if (j.contains("preset")) {
-    const json& name = j["preset"];
-    const OptimalPreset* preset = name.is_string() ? optimal_presets().find(name.get<std::string>()) : nullptr;
-    if (!preset) {
-      return Outcome<OptimalRequest>::fail("unknown_preset", "/preset",
-                                           "/preset: unknown preset; presets are " + optimal_presets().names_text());
-    }
-    req.name = name.get<std::string>();
-    json patch = j;
-    patch.erase("preset");
-    j = json::parse(preset->request_json);
-    j.merge_patch(patch);
-  }
+  auto from_preset = detail::request_from(input, "preset", "preset", optimal_presets(), req.name);
+  if (!from_preset.ok()) return from_preset.errors();
+  const json& j = from_preset.value();
   Diagnostics e;
   ObjectReader top(&j, "", e);
   FieldReader request_fields{top};
