@@ -374,9 +374,9 @@ TEST_CASE("simulate: the operators of a layer add up to the layer's forward, rec
     last_block = block;
     CHECK(o.kernels > 0);
     CHECK(o.total_s() > 0);
-    if (o.kind == "gemm") CHECK(o.work_flops > 0);
-    if (o.kind == "memory") CHECK(o.hbm_bytes > 0);
-    if (o.kind == "collective") CHECK(o.comm_bytes > 0);
+    if (o.kind == OperatorKind::gemm) CHECK(o.work_flops > 0);
+    if (o.kind == OperatorKind::memory) CHECK(o.hbm_bytes > 0);
+    if (o.kind == OperatorKind::collective) CHECK(o.comm_bytes > 0);
     if (o.block == "layer") fwd += o.forward_s, rec += o.recompute_s, bwd += o.backward_s;
   }
   CHECK(fwd == doctest::Approx(r.details.layer_forward_s).epsilon(1e-9));
@@ -405,7 +405,7 @@ TEST_CASE("simulate: the operators of a layer add up to the layer's forward, rec
   const SimResult f = test::simulate_ok(test::parse_ok(j));
   CHECK(std::none_of(f.operators.begin(), f.operators.end(), [](const OperatorTime& o) { return o.name == "softmax"; }));
   CHECK(std::none_of(f.operators.begin(), f.operators.end(), [](const OperatorTime& o) { return o.name == "gradient accumulation"; }));
-  CHECK(std::any_of(f.operators.begin(), f.operators.end(), [](const OperatorTime& o) { return o.kind == "attention"; }));
+  CHECK(std::any_of(f.operators.begin(), f.operators.end(), [](const OperatorTime& o) { return o.kind == OperatorKind::attention; }));
   j.erase("output");
   const SimResult plain = test::simulate_ok(test::parse_ok(j));
   CHECK(plain.operators.empty());

@@ -104,6 +104,18 @@ struct SimDetails {
   bool even_stages = true;       // every stage holds layers_per_stage layers (pp x virtual stages divides them)
 };
 
+// What an operator's kernels are bound by.
+enum class OperatorKind { gemm, attention, memory, collective };
+template <>
+struct EnumNames<OperatorKind> {
+  static constexpr const char* key = "operator_kind";
+  static constexpr EnumName<OperatorKind> table[] = {
+      {OperatorKind::gemm, "gemm", "GEMMs"},
+      {OperatorKind::attention, "attention", "a fused attention kernel"},
+      {OperatorKind::memory, "memory", "memory-bound kernels"},
+      {OperatorKind::collective, "collective", "a tensor-parallel collective"}};
+};
+
 // One operator of the model (a norm, a projection, the softmax, a tensor-parallel collective, ...)
 // for one micro-batch on one GPU: the GPU time of the kernels it launches, by phase. The layer's
 // operators summed over its layers and micro-batches make up the breakdown's forward, recompute,
@@ -111,7 +123,7 @@ struct SimDetails {
 struct OperatorTime {
   std::string block;        // "layer" (each transformer layer), "embedding" (first stage), "head" (last stage)
   std::string name;
-  std::string kind;         // "gemm", "attention" (a fused attention kernel), "memory" or "collective"
+  OperatorKind kind = OperatorKind::memory;  // what its kernels are bound by
   int kernels = 0;          // kernels it launches per micro-batch, all phases
   double forward_s = 0;
   double recompute_s = 0;

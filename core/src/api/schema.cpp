@@ -44,6 +44,7 @@ json all_enums() {
   add_enum<BlockKind>(e);
   add_enum<WarningCode>(e);
   add_enum<MeasuredOp>(e);
+  add_enum<OperatorKind>(e);
   return e;
 }
 

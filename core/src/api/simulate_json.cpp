@@ -108,7 +108,7 @@ json to_json(const SimResult& r, bool include_timeline) {
     for (const OperatorTime& o : r.operators) {
       ops.push_back({{"block", o.block},
                      {"name", o.name},
-                     {"kind", o.kind},
+                     {"kind", to_string(o.kind)},
                      {"kernels", o.kernels},
                      {"forward_s", o.forward_s},
                      {"recompute_s", o.recompute_s},

@@ -153,15 +153,15 @@ void select_accuracy(const Profile& prof, int num_gpus, int gpus_per_node, int h
     if (a.set == "published" && &a != published) also.push_back(a);
 }
 
-const char* kind_name(KernelKind k) {
+OperatorKind operator_kind(KernelKind k) {
   switch (k) {
-    case KernelKind::gemm: return "gemm";
+    case KernelKind::gemm: return OperatorKind::gemm;
     case KernelKind::attention_fwd:
-    case KernelKind::attention_bwd: return "attention";
-    case KernelKind::memory: return "memory";
-    case KernelKind::collective: return "collective";
+    case KernelKind::attention_bwd: return OperatorKind::attention;
+    case KernelKind::memory: return OperatorKind::memory;
+    case KernelKind::collective: return OperatorKind::collective;
   }
-  return "memory";
+  return OperatorKind::memory;
 }
 
 // The kernels of one micro-batch summed per (block, operator), in the order operators first run.
@@ -185,7 +185,7 @@ std::vector<OperatorTime> operator_times(const LayerKernels& lk) {
         OperatorTime o;
         o.block = list.block;
         o.name = k.op;
-        o.kind = kind_name(k.kind);
+        o.kind = operator_kind(k.kind);
         out.push_back(std::move(o));
         it = out.end() - 1;
       }
