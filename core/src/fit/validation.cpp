@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "common/embedded.hpp"
 #include "iteration/kernels.hpp"
 #include "vtrain/model.hpp"
 #include "vtrain/profile.hpp"
@@ -320,21 +321,11 @@ std::vector<std::string> unread_columns(std::string_view text) {
   return out;
 }
 
-// Defined in the generated published_embedded.cpp.
-struct EmbeddedMeasurements {
-  const char* name;
-  const char* text;
-};
-extern const EmbeddedMeasurements kEmbeddedMeasurements[];
-extern const int kEmbeddedMeasurementCount;
-
 const Registry<PublishedMeasurements>& published_measurements() {
   static const Registry<PublishedMeasurements> files([] {
     std::vector<PublishedMeasurements> v;
-    for (int i = 0; i < kEmbeddedMeasurementCount; ++i)
-      v.push_back({kEmbeddedMeasurements[i].name,
-                   std::string("profiles/published/") + kEmbeddedMeasurements[i].name + ".csv",
-                   kEmbeddedMeasurements[i].text});
+    for (const detail::EmbeddedFile& f : detail::embedded_measurements())
+      v.push_back({f.name, std::string("profiles/published/") + f.name + ".csv", f.text});
     return v;
   }());
   return files;

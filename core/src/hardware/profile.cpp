@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/embedded.hpp"
 #include "common/json_reader.hpp"
 #include "vtrain/config.hpp"
 
@@ -11,13 +12,6 @@ namespace vtrain {
 using nlohmann::json;
 using detail::ObjectReader;
 
-// Defined in the generated profiles_embedded.cpp.
-struct EmbeddedProfile {
-  const char* name;
-  const char* text;
-};
-extern const EmbeddedProfile kEmbeddedProfiles[];
-extern const int kEmbeddedProfileCount;
 
 namespace {
 
@@ -254,8 +248,8 @@ const Registry<Profile>& bundled_profiles() {
   // Bundled profiles are checked by the test suite; one that fails to parse is a build bug.
   static const Registry<Profile> profiles([] {
     std::vector<Profile> v;
-    for (int i = 0; i < kEmbeddedProfileCount; ++i) {
-      json j = json::parse(kEmbeddedProfiles[i].text, nullptr, false);
+    for (const detail::EmbeddedFile& f : detail::embedded_profiles()) {
+      json j = json::parse(f.text, nullptr, false);
       if (j.is_discarded()) continue;
       auto parsed = parse_profile(j);
       if (parsed.ok()) v.push_back(std::move(parsed).value());
