@@ -367,7 +367,8 @@ Outcome<Space> enumerate_plans(const ExploreRequest& request) {
     return std::vector<int>{std::find(all.begin(), all.end(), 0) != all.end() ? 0 : all.front()};
   };
   // The plans a combination of (pp, virtual stages, dp) stands for, when a rule rules it out.
-  const auto plans_of = [&](int dp) { return static_cast<long long>(recs.size() * zeros_for(dp).size()); };
+  const long long zero_stages = o.zero_stage.empty() ? 2 : static_cast<long long>(o.zero_stage.size());
+  const auto plans_of = [&](int dp) { return static_cast<long long>(recs.size()) * (dp > 1 ? zero_stages : 1); };
 
   Space space;
   auto& units = space.units;
