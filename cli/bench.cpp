@@ -74,7 +74,7 @@ bool bench_sweeps(int threads, bool quiet, json& rows) {
   };
   const Sweep sweeps[] = {
       {"explore --case mt-nlg (vTrain case study 1)", json{{"case", "mt-nlg"}}, 0.5, 5},
-      {"explore gpt3-175b (every plan, <= 1024 GPUs)", json::parse(find_example("gpt3-175b")->json_text), 5.0, 3}};
+      {"explore gpt3-175b (every plan, <= 1024 GPUs)", json::parse(example_configs().find("gpt3-175b")->json_text), 5.0, 3}};
   bool all_ok = true;
   for (const auto& sw : sweeps) {
     auto req = parse_explore_request(sw.request);
@@ -207,7 +207,7 @@ int run_bench(const Args& args) {
   const double floor_s = 1e-3;
   bool all_ok = true;
   for (const auto& bc : cases) {
-    const ExampleConfig* e = find_example(bc.example);
+    const ExampleConfig* e = example_configs().find(bc.example);
     if (!e) return 1;
     auto parsed = parse_sim_config(json::parse(e->json_text));
     if (!parsed.ok()) {

@@ -12,7 +12,6 @@
 
 #include "cli.hpp"
 #include "vtrain/explore.hpp"
-#include "vtrain/model.hpp"
 
 namespace vtrain::cli {
 
@@ -119,9 +118,9 @@ std::string text_report(const ExploreResult& r, size_t top) {
   const Varies v = what_varies(r);
   if (!r.request.description.empty()) add("%s\n", r.request.description.c_str());
   add("%s (%s parameters), %s tokens, global batch %d of %d tokens\n", c.model.name.c_str(),
-      format_number(count_parameters(c.model).total).c_str(), format_number(c.training.tokens).c_str(),
+      format_number(r.parameters).c_str(), format_number(c.training.tokens).c_str(),
       c.plan.global_batch, c.model.seq_len);
-  const bool priced = c.cluster.price_per_gpu_hour_usd > 0;
+  const bool priced = r.priced;
   if (priced)
     add("at most %d x %s, %d per node, at $%.2f per GPU-hour\n", c.cluster.num_gpus, c.cluster.gpu.c_str(),
         c.cluster.gpus_per_node, c.cluster.price_per_gpu_hour_usd);
@@ -216,10 +215,8 @@ int run_explore(const Args& args) {
     if (!load_json_argument(args.positional[0], request)) return 2;
     within = use_config_of_result(request, args.positional[0]);
   } else {
-    std::string names;
-    for (const auto& n : explore_case_names()) names += (names.empty() ? "" : ", ") + n;
     std::fprintf(stderr, "error: explore needs a CONFIG (JSON file or example name) or --case NAME (%s)\n",
-                 names.c_str());
+                 explore_cases().names_text().c_str());
     return 2;
   }
   if (!request.is_object()) {

@@ -1,4 +1,4 @@
-// vtrain command line: simulate, bench, presets, profiles.
+// vtrain command line: simulate, bench, presets, profiles, schema; the other commands in *_cmd.cpp.
 
 #include <algorithm>
 #include <cerrno>
@@ -19,6 +19,7 @@
 #include "vtrain/examples.hpp"
 #include "vtrain/json_text.hpp"
 #include "vtrain/profile.hpp"
+#include "vtrain/schema.hpp"
 #include "vtrain/simulate.hpp"
 
 namespace vtrain::cli {
@@ -82,13 +83,11 @@ bool load_config_text(const std::string& arg, std::string& text, std::string& er
     error = "cannot read \"" + arg + "\": no such file";
     return false;
   }
-  if (const ExampleConfig* e = find_example(arg)) {
+  if (const ExampleConfig* e = example_configs().find(arg)) {
     text = e->json_text;
     return true;
   }
-  std::string names;
-  for (const auto& e : example_configs()) names += (names.empty() ? "" : ", ") + e.name;
-  error = "cannot read \"" + arg + "\": not a file and not a bundled example (" + names + ")";
+  error = "cannot read \"" + arg + "\": not a file and not a bundled example (" + example_configs().names_text() + ")";
   return false;
 }
 
@@ -181,7 +180,8 @@ const char* kUsage =
     "                          --contradictions: runs with more work measured faster than alike runs)\n"
     "  calibrate [--cv K] [--dry-run] [--shared DIR] [--out-dir DIR] [--max-evals N] [--starts N]\n"
     "            [--only SET] [--threads N] [SETUP]\n"
-    "                         fit the A100 profiles to ../shared's measurements and write them\n"
+    "                         fit the A100 profiles to the measurements in --shared (../shared) and write\n"
+    "                         them to --out-dir (profiles), both relative to where it runs\n"
     "  optimal REQUEST.json | --preset NAME [--json] [--time] [--threads N]\n"
     "                         the model size a budget really buys, beside the FLOP-only answer\n"
     "  explore CONFIG | --case mt-nlg [--json] [--price USD] [--gpus N] [--objective time|cost|deadline]\n"
@@ -194,6 +194,7 @@ const char* kUsage =
     "                         an ITP trace (ElasticFlow's CSV) as LLM jobs, printed as a workload file\n"
     "  presets [--json]       list model presets and example configs\n"
     "  profiles [--json]      list bundled GPU profiles\n"
+    "  schema                 every enum's choices, field bounds and defaults, registries and limits (JSON)\n"
     "  help                   this text\n"
     "\n"
     "SETUP, how the measured runs were set up: [--gpu NAME] [--profile FILE] [--gpus-per-node N]\n"
@@ -234,6 +235,7 @@ const std::vector<CommandSpec>& command_specs() {
       {"schedule", 1, {"case", "jobs", "json", "curves", "time", "threads", "map-trace", "mapping", "gpus"}},
       {"presets", 0, {"json"}},
       {"profiles", 0, {"json"}},
+      {"schema", 0, {"json"}},
   };
   return specs;
 }
@@ -361,6 +363,12 @@ int cmd_profiles(const Args& args) {
   return 0;
 }
 
+// The schema is JSON whether or not --json is given: it is for programs.
+int cmd_schema() {
+  std::printf("%s\n", schema().dump(2).c_str());
+  return 0;
+}
+
 }  // namespace
 }  // namespace vtrain::cli
 
@@ -388,6 +396,7 @@ int main(int argc, char** argv) {
   if (cmd == "schedule") return run_schedule(args);
   if (cmd == "presets") return cmd_presets(args);
   if (cmd == "profiles") return cmd_profiles(args);
+  if (cmd == "schema") return cmd_schema();
   if (cmd == "help" || cmd == "--help" || cmd == "-h") {
     std::fputs(kUsage, stdout);
     return 0;

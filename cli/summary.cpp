@@ -119,9 +119,8 @@ std::string summary(const SimResult& r) {
       m.gradients, m.optimizer_states, m.activations, m.buffers);
   if (!r.operators.empty()) {
     out += "\n";
-    const bool even = c.model.layers % (p.pp * p.virtual_stages) == 0;
     add("operators, GPU time for one micro-batch on one GPU (\"layer\": each of a stage's %s%d layers):\n",
-        even ? "" : "up to ", r.details.layers_per_stage);
+        r.details.even_stages ? "" : "up to ", r.details.layers_per_stage);
     add("  %-9s %-31s %7s %11s %11s %11s %6s  %s\n", "block", "operator", "kernels", "forward", "recompute",
         "backward", "share", "rate");
     double block_total[3] = {0, 0, 0};

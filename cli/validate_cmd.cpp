@@ -39,13 +39,9 @@ bool apply_setup_options(const Args& args, ValidationSetup& setup) {
       !number_option(args, "inter-node-Gbps", setup.inter_node_Gbps, true) ||
       !whole_option(args, "vocab", 1, limits::vocab, setup.vocab))
     return false;
-  if (args.has("attention")) {
-    const std::string a = args.get("attention");
-    if (a != "flash" && a != "unfused") {
-      std::fprintf(stderr, "error: --attention: must be flash or unfused\n");
-      return false;
-    }
-    setup.attention = a == "flash" ? Attention::flash : Attention::unfused;
+  if (args.has("attention") && !from_string(args.get("attention"), setup.attention)) {
+    std::fprintf(stderr, "error: --attention: must be %s\n", enum_choices<Attention>(" or ").c_str());
+    return false;
   }
   return true;
 }

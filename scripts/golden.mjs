@@ -1,5 +1,5 @@
 // The native CLI's numbers for every bundled example and every model preset (on one fixed plan),
-// its sweep of the MT-NLG case study and its compute-optimal presets, written to
+// its sweep of the MT-NLG case study, its compute-optimal presets and its schema, written to
 // build/golden/cli.json. The WebAssembly tests and the page tests compare against it,
 // so they follow the simulator as its profiles change. Run directly to regenerate:
 //   node scripts/golden.mjs
@@ -59,7 +59,9 @@ export function generateGolden() {
     const r = runCli(['optimal', '--preset', o.name, '--json']);
     return { name: o.name, request: o.request, expected: { achievable: r.achievable, flop_only: r.flop_only, alternatives: r.alternatives } };
   });
-  const golden = { generated_by: 'build/native/vtrain', cases, explore: [explore], optimal };
+  // The schema: the module's must be the CLI's, as every number is.
+  const schema = runCli(['schema']);
+  const golden = { generated_by: 'build/native/vtrain', cases, explore: [explore], optimal, schema };
   mkdirSync(path.dirname(goldenPath), { recursive: true });
   writeFileSync(goldenPath, `${JSON.stringify(golden, null, 1)}\n`);
   return golden;

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vtrain/api.hpp"
+#include "vtrain/config.hpp"
 #include "vtrain/json_text.hpp"
 #include "vtrain/profile.hpp"
 
@@ -54,13 +55,13 @@ TEST_CASE("api: presets, examples and profiles are listed") {
   json profiles = json::parse(vtrain::api::profiles());
   REQUIRE(profiles["ok"] == true);
   CHECK(profiles["result"].size() == 2);
-  CHECK(vtrain::find_profile("a100-sxm4-80gb"));
-  CHECK(vtrain::find_profile("a100-sxm4-40gb"));
-  CHECK(vtrain::find_profile("a100-sxm4-40gb")->hbm_GiB == 40);
+  CHECK(vtrain::bundled_profiles().find("a100-sxm4-80gb"));
+  CHECK(vtrain::bundled_profiles().find("a100-sxm4-40gb"));
+  CHECK(vtrain::bundled_profiles().find("a100-sxm4-40gb")->hbm_GiB == 40);
 }
 
 TEST_CASE("api: a profile survives a JSON round trip and rejects unknown keys") {
-  const vtrain::Profile* p = vtrain::find_profile("a100-sxm4-80gb");
+  const vtrain::Profile* p = vtrain::bundled_profiles().find("a100-sxm4-80gb");
   REQUIRE(p);
   json j = vtrain::to_json(*p);
   auto back = vtrain::parse_profile(j);
@@ -73,7 +74,7 @@ TEST_CASE("api: a profile survives a JSON round trip and rejects unknown keys") 
 }
 
 TEST_CASE("api: a profile must give every field; one left out is named, not filled with the A100's") {
-  const vtrain::Profile* p = vtrain::find_profile("a100-sxm4-80gb");
+  const vtrain::Profile* p = vtrain::bundled_profiles().find("a100-sxm4-80gb");
   REQUIRE(p);
   for (const char* section : {"hardware", "compute", "communication", "memory"}) {
     json j = vtrain::to_json(*p);
@@ -113,4 +114,73 @@ TEST_CASE("api: JSON text is read strictly: line and column of a syntax error, a
   REQUIRE(d.size() == 1);
   CHECK(d[0].pointer == "/a~1b/~0");
   CHECK(vtrain::parse_json_text("  \n", out).front().message == "/: not valid JSON: the text is empty");
+}
+
+namespace {
+
+// A simulate config of a small GPT with `section`'s field `key` set to `value`.
+json config_with(const std::string& section, const std::string& key, const json& value) {
+  json c = json::parse(R"({"model": {"layers": 8, "hidden": 1024, "heads": 8}, "plan": {"global_batch": 8}})");
+  c[section][key] = value;
+  return c;
+}
+
+bool simulate_reads(const json& config) {
+  return json::parse(vtrain::api::validate_config(config.dump()))["ok"] == true;
+}
+
+}  // namespace
+
+TEST_CASE("api: the schema states the choices, bounds and defaults the readers hold to") {
+  const json reply = json::parse(vtrain::api::schema());
+  REQUIRE(reply["ok"] == true);
+  const json& s = reply["result"];
+  CHECK(s["version"] == json::parse(vtrain::api::version())["result"]["version"]);
+  // Every choice of every enum field is read; a name not among them is refused with the choices.
+  for (const char* section : {"model", "plan"}) {
+    for (const auto& item : s["config"][section]["fields"].items()) {
+      const std::string key = item.key();
+      const json& field = item.value();
+      CAPTURE(key);
+      CHECK(s["config"][section]["order"].size() == s["config"][section]["fields"].size());
+      if (field.contains("enum")) {
+        const json& choices = s["enums"][field["enum"].get<std::string>()];
+        REQUIRE(choices.size() >= 2);
+        for (const json& c : choices) CHECK(simulate_reads(config_with(section, key, c["name"])));
+        const json refused = json::parse(vtrain::api::validate_config(config_with(section, key, "nope").dump()));
+        REQUIRE(refused["ok"] == false);
+        CHECK(refused["errors"][0]["code"] == "enum");
+        for (const json& c : choices)
+          CHECK(refused["errors"][0]["message"].get<std::string>().find(c["name"].get<std::string>()) != std::string::npos);
+      } else if (field["type"] == "integer" && std::string(section) == "plan" && key != "zero_stage") {
+        // The bounds are the reader's: one past the maximum is a range error on the field.
+        const json too_big = json::parse(vtrain::api::validate_config(
+            config_with(section, key, field["maximum"].get<long long>() + 1).dump()));
+        REQUIRE(too_big["ok"] == false);
+        CHECK(too_big["errors"][0]["pointer"] == "/" + std::string(section) + "/" + key);
+        CHECK(too_big["errors"][0]["code"] == "range");
+        CHECK_FALSE(simulate_reads(config_with(section, key, field["minimum"].get<long long>() - 1)));
+      }
+    }
+  }
+  // The plan's defaults are PlanConfig's: a config that gives each one explicitly reads the same.
+  json explicit_plan = config_with("plan", "global_batch", 8);
+  for (const auto& [key, field] : s["config"]["plan"]["fields"].items())
+    if (key != "global_batch") explicit_plan["plan"][key] = field["default"];
+  CHECK(json::parse(vtrain::api::validate_config(explicit_plan.dump()))["result"]["plan"] ==
+        json::parse(vtrain::api::validate_config(config_with("plan", "global_batch", 8).dump()))["result"]["plan"]);
+
+  // The registries are the library's.
+  const json& reg = s["registries"];
+  CHECK(reg["gpus"].size() == vtrain::bundled_profiles().size());
+  for (const json& g : reg["gpus"]) CHECK(vtrain::bundled_profiles().find(g["name"].get<std::string>()));
+  const json presets = json::parse(vtrain::api::presets())["result"];
+  REQUIRE(reg["model_presets"].size() == presets["models"].size());
+  for (size_t i = 0; i < presets["models"].size(); ++i) CHECK(reg["model_presets"][i]["name"] == presets["models"][i]["name"]);
+  CHECK(reg["explore_cases"][0]["name"] == "mt-nlg");
+  CHECK(reg["explore_cases"][0]["example"] == "mt-nlg-530b");
+  CHECK(reg["scaling_fits"].size() == 2);
+  CHECK(reg["optimal_presets"][0]["name"] == "vtrain-case3");
+  CHECK(s["limits"]["tp"] == vtrain::limits::tp);
+  CHECK(s["optimal"]["candidates"]["hidden"] == json::array({1024, 65536}));
 }

@@ -219,3 +219,45 @@ TEST_CASE("config: a rule broken by a plan field left out says the default that 
   REQUIRE(names(given, "/plan/global_batch", "divisibility"));
   CHECK(given.front().message.find("not given") == std::string::npos);
 }
+
+TEST_CASE("config: each section reads on its own, as the simulate config reads it") {
+  auto llama = parse_model_config(json("llama2-70b"));
+  REQUIRE(llama.ok());
+  CHECK(llama.value().kv_heads == 8);
+  auto shape = parse_model_config(json{{"layers", 4}, {"hidden", 1000}, {"heads", 3}});
+  REQUIRE_FALSE(shape.ok());
+  CHECK(names(shape.errors(), "/model/hidden", "divisibility"));
+  auto missing = parse_model_config(json{{"hidden", 1024}});
+  REQUIRE_FALSE(missing.ok());
+  CHECK(names(missing.errors(), "/model/layers", "missing"));
+
+  auto plan = parse_plan_config(json{{"tp", 4}, {"recompute", "selective"}, {"placement", "tp-pp-dp"}});
+  REQUIRE(plan.ok());
+  CHECK(plan.value().tp == 4);
+  CHECK(plan.value().placement == Placement::tp_pp_dp);
+  CHECK(names(parse_plan_config(json{{"tp", 0}}).errors(), "/plan/tp", "range"));
+  CHECK(names(parse_plan_config(json{{"recompute", "most"}}).errors(), "/plan/recompute", "enum"));
+  CHECK(names(parse_plan_config(json{{"tpp", 2}}).errors(), "/plan/tpp", "unknown_key"));
+
+  auto cluster = parse_cluster_config(json{{"gpus_per_node", 4}, {"inter_node_Gbps", 400}});
+  REQUIRE(cluster.ok());
+  CHECK(cluster.value().gpus_per_node == 4);
+  CHECK(names(parse_cluster_config(json{{"intra_node_GBps", 0}}).errors(), "/cluster/intra_node_GBps", "range"));
+}
+
+TEST_CASE("config: what a section's writer writes, its reader reads back unchanged") {
+  const SimConfig c = test::parse_ok(json::parse(R"({
+    "model": {"preset": "llama3-8b", "seq_len": 4096, "position": "alibi"},
+    "cluster": {"gpu": "a100-sxm4-40gb", "num_gpus": 16, "gpus_per_node": 4, "inter_node_Gbps": 800},
+    "plan": {"tp": 2, "pp": 2, "dp": 4, "global_batch": 64, "recompute": "selective", "precision": "fp16",
+             "placement": "tp-pp-dp", "zero_stage": 1, "launch_blocking": true},
+    "training": {"tokens": 1e9}, "output": {"operators": true}})"));
+  CHECK(parse_model_config(to_json(c.model)).value() == c.model);
+  CHECK(parse_plan_config(to_json(c.plan)).value() == c.plan);
+  const SimConfig again = test::parse_ok(to_json(c));
+  CHECK(again.model == c.model);
+  CHECK(again.cluster == c.cluster);
+  CHECK(again.plan == c.plan);
+  CHECK(again.training.tokens == c.training.tokens);
+  CHECK(again.output.operators);
+}

@@ -84,7 +84,7 @@ TEST_CASE("explore: every plan is valid, and its numbers are simulate()'s with c
   const ExploreResult r = explore_ok(req);
   REQUIRE(r.plans.size() > 500);
   CHECK(r.stats.plans == static_cast<long long>(r.plans.size()));
-  const Profile* prof = find_profile("a100-sxm4-80gb");
+  const Profile* prof = bundled_profiles().find("a100-sxm4-80gb");
   std::set<std::tuple<int, int, int, int, int, int, bool, int>> seen;
   long long simulated = 0;
   for (const PlanEstimate& e : r.plans) {
@@ -274,6 +274,23 @@ TEST_CASE("explore: restricting the space and explicit lists") {
   CHECK(first_error(u).pointer == "/explore/pp/0");
 }
 
+TEST_CASE("explore: the combinations of the values tried that break a rule are counted") {
+  // 2 micro-batch sizes x 2 chunk counts x 2 replica counts = 8 combinations of one tp, pp,
+  // recompute and ZeRO stage. Micro-batch 64 fills the batch of 64 on one replica: with 2 replicas
+  // it is too large, and interleaving needs the single micro-batch to be a multiple of pp.
+  json j = small_request();
+  j["plan"] = {{"global_batch", 64}};
+  j["explore"] = {{"tp", {2}}, {"sequence_parallel", {false}}, {"micro_batch", {1, 64}}, {"pp", {2}},
+                  {"virtual_stages", {1, 4}}, {"dp", {1, 2}}, {"recompute", {"full"}}, {"zero_stage", {0}}};
+  const ExploreResult r = explore_ok(parse_ok(j));
+  CHECK(r.baseline == -1);
+  CHECK(r.plans.size() == 5);
+  CHECK(r.stats.skipped_invalid == 3);
+  CHECK(to_json(r)["stats"]["skipped_invalid"] == 3);
+  // Left to the defaults, the lists hold combinations that break a rule too, and they are counted.
+  CHECK(explore_ok(parse_ok(small_request())).stats.skipped_invalid > 0);
+}
+
 TEST_CASE("explore: impossible requests are errors naming the field") {
   json j = small_request();
   j["cluster"]["num_gpus"] = 0;
@@ -324,6 +341,22 @@ TEST_CASE("explore: impossible requests are errors naming the field") {
   CHECK(first_error(j).pointer == "/training/tokens");
 
   CHECK(first_error(json{{"case", "gpt-5"}}).pointer == "/case");
+
+  // The sections are read by simulate's own readers: their errors are simulate's.
+  for (const auto& [section, key, value] : {std::tuple{"cluster", "gpus_per_node", json(0)},
+                                            std::tuple{"plan", "recompute", json("most")},
+                                            std::tuple{"model", "bias", json(1)},
+                                            std::tuple{"training", "tokens", json(-1)}}) {
+    j = small_request();
+    j[section][key] = value;
+    json config = test::small_config();
+    config[section] = j[section];
+    auto sim = parse_sim_config(config);
+    REQUIRE_FALSE(sim.ok());
+    d = first_error(j);
+    CHECK(d.pointer == sim.errors().front().pointer);
+    CHECK(d.message == sim.errors().front().message);
+  }
 }
 
 TEST_CASE("explore: progress reaches 1, and returning false cancels") {
@@ -363,8 +396,11 @@ TEST_CASE("explore: api::explore answers with the JSON contract") {
     CHECK_MESSAGE(r.contains(key), key);
   for (const char* key : {"tp", "pp", "dp", "virtual_stages", "micro_batch", "recompute", "sequence_parallel",
                           "zero_stage", "num_gpus", "iteration_time_s", "training_days", "gpu_hours", "cost_usd",
-                          "energy_MWh", "mfu", "memory_GiB", "fits_in_memory", "pareto"})
+                          "energy_MWh", "mfu", "memory_GiB", "fits_in_memory", "feasible", "pareto"})
     CHECK_MESSAGE(r["plans"][0].contains(key), key);
+  // Whether a plan can run is the core's word, not a rule each reader writes again.
+  for (const json& p : r["plans"])
+    CHECK(p["feasible"] == (p["simulated"] == true && p["fits_in_memory"] == true && p["within_gpu_limit"] == true));
   CHECK(r["pareto"].size() >= 1);
   CHECK(r["pareto"][0].contains("index"));
   CHECK(r["plans"][r["best_cost"]["index"].get<int>()]["pareto"] == true);

@@ -11,14 +11,14 @@ using namespace vtrain;
 using nlohmann::json;
 
 TEST_CASE("model: parameter counts match the published figures") {
-  const ModelPreset* gpt3 = find_model_preset("gpt3-175b");
+  const ModelPreset* gpt3 = model_presets().find("gpt3-175b");
   REQUIRE(gpt3);
   CHECK(count_parameters(gpt3->model).total == doctest::Approx(175e9).epsilon(0.01));
-  const ModelPreset* llama = find_model_preset("llama2-70b");
+  const ModelPreset* llama = model_presets().find("llama2-70b");
   REQUIRE(llama);
   // The released checkpoint holds 68,976,648,192 parameters.
   CHECK(count_parameters(llama->model).total == 68976648192.0);
-  const ModelPreset* llama7 = find_model_preset("llama2-7b");
+  const ModelPreset* llama7 = model_presets().find("llama2-7b");
   CHECK(count_parameters(llama7->model).total == 6738415616.0);
   for (const auto& p : model_presets()) {
     CAPTURE(p.model.name);
@@ -120,7 +120,7 @@ TEST_CASE("model: a plan that does not fit is simulated and flagged") {
 }
 
 TEST_CASE("model: a GEMM splits its reduction only where the split, with its summing pass, is faster") {
-  Profile p = *find_profile("a100-sxm4-80gb");
+  Profile p = *bundled_profiles().find("a100-sxm4-80gb");
   p.gemm_k_half = 80;  // short reductions cost little: splitting looks attractive per tile
   p.kernel_overhead_us = 0;
   const double peak = p.peak_fp16_tflops * 1e12 * p.gemm_max_efficiency;
@@ -144,7 +144,7 @@ TEST_CASE("model: a GEMM splits its reduction only where the split, with its sum
 }
 
 TEST_CASE("model: ALiBi adds no parameters; its bias fills the scores, which the scores GEMM reads back") {
-  const ModelPreset* bloom = find_model_preset("bloom-176b");
+  const ModelPreset* bloom = model_presets().find("bloom-176b");
   REQUIRE(bloom);
   CHECK(bloom->model.position == PositionEmbedding::alibi);
   CHECK(count_parameters(bloom->model).position == 0);

@@ -140,6 +140,7 @@ TEST_CASE("optimal: a budget too small or too large for every candidate is an er
   auto res = optimal(req.value());
   REQUIRE_FALSE(res.ok());
   CHECK(res.errors().front().pointer == "/budget");
+  CHECK(res.errors().front().code == "no_candidates");
   CHECK(res.errors().front().message.find("too small") != std::string::npos);
   q["budget"] = {{"flops", 1e35}};
   res = optimal(parse_optimal_request(q).value());
@@ -163,6 +164,50 @@ TEST_CASE("optimal: with a fixed ratio the answer is the largest model whose rat
   for (const auto& c : r.candidates)
     if (c.has_plan && c.params > a.params) CHECK(20 * c.params / c.tokens_per_s / 86400 > r.budget_days);
   CHECK(r.flop_only.tokens == doctest::Approx(20 * r.flop_only.params));
+  // The ratio's tokens, loss, days and cost come with every candidate, computed once by the core.
+  for (const auto& c : r.candidates) {
+    CHECK(c.tokens_at_ratio == doctest::Approx(20 * c.params));
+    CHECK(c.loss_at_ratio == doctest::Approx(loss(r.request.fit, c.params, 20 * c.params)));
+    if (c.has_plan) CHECK(c.cost_at_ratio_usd == doctest::Approx(c.cost_achievable_usd * c.tokens_at_ratio / c.tokens_achievable));
+  }
+  CHECK(r.achievable_answer.tokens == a.tokens_at_ratio);
+}
+
+TEST_CASE("optimal: the answers are data in the result, and its JSON copies them") {
+  const OptimalResult r = run(small_request());
+  REQUIRE(r.achievable >= 0);
+  REQUIRE(r.flop_only_candidate >= 0);
+  const CandidateResult& c = r.candidates[r.achievable];
+  const OptimalAnswer& a = r.achievable_answer;
+  CHECK(a.candidate == r.achievable);
+  CHECK(a.tokens == c.tokens_achievable);
+  CHECK(a.training_days == doctest::Approx(c.days_achievable));
+  CHECK(a.cost_usd == doctest::Approx(a.gpu_hours * 2.0));
+  CHECK(r.alternative_answers.size() == r.alternatives.size());
+  const CandidateResult& near = r.candidates[r.flop_only_candidate];
+  CHECK(r.flop_only_nearest.params == near.params);
+  CHECK(r.flop_only_nearest.tokens * near.params == doctest::Approx(r.flop_only.tokens * r.flop_only.params));
+  CHECK(r.flop_only_days == doctest::Approx(r.flop_only.tokens / near.tokens_per_s / 86400));
+
+  const json j = to_json(r);
+  CHECK(j["achievable"]["params"] == a.params);
+  CHECK(j["achievable"]["tokens"] == a.tokens);
+  CHECK(j["achievable"]["loss"] == a.loss);
+  CHECK(j["achievable"]["training_days"] == a.training_days);
+  CHECK(j["achievable"]["cost_usd"] == a.cost_usd);
+  CHECK(j["flop_only"]["training_days"] == r.flop_only_days);
+  CHECK(j["flop_only"]["cost_usd"] == r.flop_only_cost_usd);
+  CHECK(j["flop_only"]["nearest_candidate"]["tokens"] == r.flop_only_nearest.tokens);
+  for (size_t i = 0; i < r.alternative_answers.size(); ++i)
+    CHECK(j["alternatives"][i]["loss"] == r.alternative_answers[i].loss);
+
+  // The budget in every unit: one day on 64 GPUs at $2 a GPU-hour and the A100's peak.
+  const BudgetEquivalents& eq = r.budget_equivalents;
+  CHECK(eq.gpu_hours == doctest::Approx(24 * 64));
+  CHECK(eq.days == doctest::Approx(1));
+  CHECK(eq.usd == doctest::Approx(24 * 64 * 2.0));
+  CHECK(eq.flops == doctest::Approx(r.flops_budget));
+  CHECK(j["budget"]["equivalent"]["usd"] == eq.usd);
 }
 
 TEST_CASE("optimal: bad requests name the field") {
@@ -203,6 +248,25 @@ TEST_CASE("optimal: bad requests name the field") {
   a = parse_optimal_request(q);
   REQUIRE_FALSE(a.ok());
   CHECK(a.errors().front().pointer == "/cluster/gpu");
+
+  // The cluster and the plan's shared fields are read as simulate reads them.
+  q = small_request();
+  q["plan"] = {{"precision", "fp8"}};
+  a = parse_optimal_request(q);
+  REQUIRE_FALSE(a.ok());
+  CHECK(a.errors().front().pointer == "/plan/precision");
+  CHECK(a.errors().front().code == "enum");
+  q = small_request();
+  q["cluster"]["gpus"] = 8;
+  a = parse_optimal_request(q);
+  REQUIRE_FALSE(a.ok());
+  CHECK(a.errors().front().pointer == "/cluster/gpus");
+  CHECK(a.errors().front().code == "unknown_key");
+  q = small_request();
+  q["cluster"].erase("num_gpus");
+  a = parse_optimal_request(q);
+  REQUIRE_FALSE(a.ok());
+  CHECK(a.errors().front().pointer == "/cluster/num_gpus");
 
   a = parse_optimal_request(json{{"preset", "nope"}});
   REQUIRE_FALSE(a.ok());

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -103,11 +101,12 @@ int fuzz_requests(const json& base, const std::vector<json>& values, std::uint64
 
 std::string explore_call(std::string_view request) { return vtrain::api::explore(request); }
 
-std::string read_text(const char* path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+// A published measurement file, as the library carries it (profiles/published/NAME.csv).
+std::string published_text(const char* name) {
+  const vtrain::PublishedMeasurements* file = vtrain::published_measurements().find(name);
+  REQUIRE_MESSAGE(file != nullptr, name);
+  REQUIRE(!file->csv_text.empty());
+  return file->csv_text;
 }
 
 }  // namespace
@@ -136,9 +135,8 @@ TEST_CASE("robustness: mutated simulate configs get a finite result or errors th
 }
 
 TEST_CASE("robustness: mutated measurement files are read or refused by line and column, never NaN") {
-  const std::vector<std::string> texts = {read_text("profiles/published/narayanan-a100.csv"),
-                                          read_text("profiles/published/megatron-a100.csv"),
-                                          read_text("profiles/published/korthikanti-layer-a100.csv")};
+  const std::vector<std::string> texts = {published_text("narayanan-a100"), published_text("megatron-a100"),
+                                          published_text("korthikanti-layer-a100")};
   for (const auto& t : texts) REQUIRE(vtrain::parse_measurements(t).ok());
   const std::vector<std::string> pieces = {"0", "-1", "1e308", "nan", "inf", "", " ", "\"", "\"a,b\"", ",",
                                            "\n", "\r\n", "yes", "no", "x", "1.5", "99999999999", "\xef\xbb\xbf",

@@ -31,7 +31,7 @@ double numeric_optimum_params(const ScalingFit& f, double flops) {
 }  // namespace
 
 TEST_CASE("scaling: the closed form matches a numerical minimization for each fit") {
-  for (const ScalingFit& f : builtin_fits()) {
+  for (const ScalingFit& f : scaling_fits()) {
     for (double c : {1e20, 5.76e23, 2.7e24, 1e26}) {
       CAPTURE(f.name);
       CAPTURE(c);
@@ -56,6 +56,6 @@ TEST_CASE("scaling: Hoffmann's fit puts Chinchilla's budget near 70B parameters"
   const ComputeOptimum o = compute_optimal(hoffmann2022(), 5.76e23);
   CHECK(o.params > 20e9);
   CHECK(o.params < 70e9);
-  CHECK(find_fit("besiroglu2024"));
-  CHECK_FALSE(find_fit("kaplan"));
+  CHECK(scaling_fits().find("besiroglu2024"));
+  CHECK_FALSE(scaling_fits().find("kaplan"));
 }

@@ -8,7 +8,8 @@
 #include <sstream>
 #include <utility>
 
-#include "iteration/comm.hpp"
+#include "iteration/communication.hpp"
+#include "iteration/kernels.hpp"
 #include "test_util.hpp"
 #include "vtrain/calibration.hpp"
 #include "vtrain/examples.hpp"
@@ -207,7 +208,7 @@ TEST_CASE("simulate: odd but valid configs give finite results") {
 }
 
 TEST_CASE("simulate: a profile whose rates nearly vanish is an error, not an infinite cost") {
-  Profile slow = *find_profile("a100-sxm4-80gb");
+  Profile slow = *bundled_profiles().find("a100-sxm4-80gb");
   slow.gemm_max_efficiency = 1e-300;  // valid to the reader (above 0), absurd to the arithmetic
   json j = test::small_config();
   j["training"]["tokens"] = 1e18;
@@ -221,7 +222,7 @@ TEST_CASE("simulate: a profile whose rates nearly vanish is an error, not an inf
 }
 
 TEST_CASE("simulate: a result carries the profile's recorded error on measured runs like it") {
-  const Profile* bundled = find_profile("a100-sxm4-80gb");
+  const Profile* bundled = bundled_profiles().find("a100-sxm4-80gb");
   REQUIRE(bundled);
   const json& cal = bundled->provenance["calibration"];
   const json& held = cal["cross_validation"]["held_out"];
@@ -268,7 +269,7 @@ TEST_CASE("simulate: a result carries the profile's recorded error on measured r
 }
 
 TEST_CASE("simulate: beyond the calibration runs' GPU counts the accuracy is that of the published runs") {
-  const Profile* bundled = find_profile("a100-sxm4-80gb");
+  const Profile* bundled = bundled_profiles().find("a100-sxm4-80gb");
   REQUIRE(bundled != nullptr);
   const json& cal = bundled->provenance["calibration"];
   const json& multi = cal["cross_validation"]["held_out"][1];
@@ -373,9 +374,9 @@ TEST_CASE("simulate: the operators of a layer add up to the layer's forward, rec
     last_block = block;
     CHECK(o.kernels > 0);
     CHECK(o.total_s() > 0);
-    if (o.kind == "gemm") CHECK(o.work_flops > 0);
-    if (o.kind == "memory") CHECK(o.hbm_bytes > 0);
-    if (o.kind == "collective") CHECK(o.comm_bytes > 0);
+    if (o.kind == OperatorKind::gemm) CHECK(o.work_flops > 0);
+    if (o.kind == OperatorKind::memory) CHECK(o.hbm_bytes > 0);
+    if (o.kind == OperatorKind::collective) CHECK(o.comm_bytes > 0);
     if (o.block == "layer") fwd += o.forward_s, rec += o.recompute_s, bwd += o.backward_s;
   }
   CHECK(fwd == doctest::Approx(r.details.layer_forward_s).epsilon(1e-9));
@@ -404,7 +405,7 @@ TEST_CASE("simulate: the operators of a layer add up to the layer's forward, rec
   const SimResult f = test::simulate_ok(test::parse_ok(j));
   CHECK(std::none_of(f.operators.begin(), f.operators.end(), [](const OperatorTime& o) { return o.name == "softmax"; }));
   CHECK(std::none_of(f.operators.begin(), f.operators.end(), [](const OperatorTime& o) { return o.name == "gradient accumulation"; }));
-  CHECK(std::any_of(f.operators.begin(), f.operators.end(), [](const OperatorTime& o) { return o.kind == "attention"; }));
+  CHECK(std::any_of(f.operators.begin(), f.operators.end(), [](const OperatorTime& o) { return o.kind == OperatorKind::attention; }));
   j.erase("output");
   const SimResult plain = test::simulate_ok(test::parse_ok(j));
   CHECK(plain.operators.empty());
@@ -439,6 +440,7 @@ TEST_CASE("simulate: a pipeline depth that does not divide the layers gives unev
   j["plan"]["global_batch"] = 16;
   const SimResult r = test::simulate_ok(test::parse_ok(j));
   CHECK(r.details.layers_per_stage == 6);
+  CHECK_FALSE(r.details.even_stages);
   REQUIRE(r.stage_breakdowns.size() == 3);
   REQUIRE(r.stage_memory.size() == 3);
   // The stage with the extra layer computes more and holds more weights than the middle one.
@@ -461,13 +463,14 @@ TEST_CASE("simulate: a pipeline depth that does not divide the layers gives unev
   even["cluster"]["num_gpus"] = 8;
   const SimResult e = test::simulate_ok(test::parse_ok(even));
   CHECK(e.details.layers_per_stage == 4);
+  CHECK(e.details.even_stages);
   CHECK(e.warnings.empty());
 }
 
 TEST_CASE("simulate: more sequences per micro-batch never shorten the iteration, host-bound or not") {
   // A host that issues forward kernels slowly and backward kernels quickly: the head's backward
   // leaves the GPU a backlog that drains while the host issues the last layer's recomputation.
-  Profile p = *find_profile("a100-sxm4-80gb");
+  Profile p = *bundled_profiles().find("a100-sxm4-80gb");
   p.host_issue_us = 100;
   p.host_issue_backward_us = 4;
   p.host_layer_us = 0;
@@ -573,7 +576,7 @@ TEST_CASE("simulate: a pipeline transfer crosses the network where a pair of par
   // tp 2 x pp 3 x dp 2 with replicas outermost: the second replica's ranks 6-11 cross the
   // first node's end between its stages 0 (ranks 6, 7) and 1 (ranks 8, 9). Beyond the fixed
   // cost of a send, the bytes take more than twice as long on a GPU's share of the NICs.
-  const double fixed_s = find_profile("a100-sxm4-80gb")->p2p_latency_us * 1e-6;
+  const double fixed_s = bundled_profiles().find("a100-sxm4-80gb")->p2p_latency_us * 1e-6;
   CHECK(p2p(2, 3, 2, "tp-pp-dp", 8) - fixed_s > 2 * (p2p(2, 3, 2, "tp-pp-dp", 16) - fixed_s));
   // tp 2 x pp 2 x dp 2 fills one node exactly in either order.
   CHECK(p2p(2, 2, 2, "tp-pp-dp", 8) == p2p(2, 2, 2, "tp-pp-dp", 16));
@@ -618,7 +621,7 @@ TEST_CASE("simulate: with launch blocking the host waits for every kernel, and n
 
   // Every kernel's issue is GPU idle time that the queue hid before: at least the layers' kernels,
   // each micro-batch, at the cheaper of the two per-kernel host costs.
-  const Profile* prof = find_profile("a100-sxm4-80gb");
+  const Profile* prof = bundled_profiles().find("a100-sxm4-80gb");
   REQUIRE(prof != nullptr);
   double layer_kernels = 0;
   for (const OperatorTime& o : blocking.operators)
@@ -667,7 +670,7 @@ TEST_CASE("simulate: ZeRO-1 that all-reduces the gradients whole keeps the shard
 }
 
 TEST_CASE("simulate: a collective across nodes pays a fixed start and NCCL's latency for each ring step") {
-  const Profile& prof = *find_profile("a100-sxm4-80gb");
+  const Profile& prof = *bundled_profiles().find("a100-sxm4-80gb");
   // The per-step latency is NCCL's own (src/graph/tuning.cc: ring, Simple, network), not fitted.
   CHECK(prof.inter_node_latency_us == 9.6);
   for (const auto& param : default_fit_parameters()) CHECK(param.name != "/communication/inter_node_latency_us");
@@ -758,7 +761,7 @@ TEST_CASE("simulate: an overlapped gradient reduction takes Megatron-Core's buck
 
   // On a network whose every collective costs 100 ms to start, the buckets cost more than they
   // hide: the result says by how much and why.
-  Profile slow_start = *find_profile("a100-sxm4-80gb");
+  Profile slow_start = *bundled_profiles().find("a100-sxm4-80gb");
   slow_start.inter_node_base_latency_us = 100000;
   const auto [slow_after, slow_overlapped] = after_and_overlapped(wide_plan, &slow_start);
   REQUIRE(slow_overlapped.iteration_time_s > 1.001 * slow_after.iteration_time_s);
@@ -769,4 +772,45 @@ TEST_CASE("simulate: an overlapped gradient reduction takes Megatron-Core's buck
   CHECK(test::warning(slow_overlapped, WarningCode::overlap_slower, "/plan/dp_overlap",
                       "(7 a model chunk, over 256 nodes)") != nullptr);
   CHECK(test::warning(slow_after, WarningCode::overlap_slower, "/plan/dp_overlap") == nullptr);
+}
+
+TEST_CASE("simulate: a profile's measured GEMM time replaces the model's for exactly that kind and shape") {
+  // A model without biases: the q, k, v projection's forward is its GEMM alone.
+  json j = test::small_config();
+  j["model"]["bias"] = false;
+  j["output"] = {{"operators", true}};
+  const SimConfig c = test::parse_ok(j);
+  const Profile& bundled = *bundled_profiles().find("a100-sxm4-80gb");
+  const SimResult modelled = test::simulate_ok(c, &bundled);
+  const OperatorTime* qkv = test::operator_row(modelled, "layer", "q, k, v projection");
+  REQUIRE(qkv != nullptr);
+  // The GEMM's shape on one tensor-parallel rank: tokens x (q, k and v widths) x hidden.
+  const double tokens = 2.0 * 1024, width = 3.0 * 2048 / 2, hidden = 2048;
+  REQUIRE(qkv->forward_s == doctest::Approx(detail::gemm_s(bundled, tokens, width, hidden, 1)));
+
+  // The table is read from the profile document, and its entry takes precedence.
+  json doc = to_json(bundled);
+  doc["operator_table"] = json::array({{{"op", "gemm"}, {"m", tokens}, {"n", width}, {"k", hidden}, {"time_us", 1234.5}},
+                                       {{"op", "gemm"}, {"m", 7}, {"n", 7}, {"k", 7}, {"time_us", 1}}});
+  auto measured = parse_profile(doc);
+  REQUIRE(measured.ok());
+  REQUIRE(measured.value().operator_table.size() == 2);
+  CHECK(measured.value().operator_table[0].op == MeasuredOp::gemm);
+  CHECK(to_json(measured.value())["operator_table"][0]["op"] == "gemm");
+  CHECK(to_json(measured.value())["operator_table"][0]["time_us"] == 1234.5);
+  const SimResult timed = test::simulate_ok(c, &measured.value());
+  const OperatorTime* measured_qkv = test::operator_row(timed, "layer", "q, k, v projection");
+  REQUIRE(measured_qkv != nullptr);
+  CHECK(measured_qkv->forward_s == doctest::Approx(1234.5e-6));
+  // Every other operator keeps its modelled time: the entry of a shape no kernel has changes nothing.
+  const OperatorTime* down = test::operator_row(timed, "layer", "MLP down projection");
+  CHECK(down->forward_s == test::operator_row(modelled, "layer", "MLP down projection")->forward_s);
+  CHECK(timed.iteration_time_s > modelled.iteration_time_s);
+
+  // An entry must say which kind of kernel it times, by a name the profile reader knows.
+  doc["operator_table"][0]["op"] = "attention";
+  auto unknown = parse_profile(doc);
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.errors().front().pointer == "/operator_table/0/op");
+  CHECK(unknown.errors().front().code == "enum");
 }

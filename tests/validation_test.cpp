@@ -16,9 +16,9 @@ using namespace vtrain;
 
 namespace {
 
-// ../shared beside the repository, where the published measurements live (CI has it; a user's
+// ../shared beside the repository, where the calibration measurements live (CI has it; a user's
 // clone does not).
-std::string shared_dir() { return std::string(VTRAIN_SOURCE_DIR) + "/../shared"; }
+std::string shared_dir() { return VTRAIN_SHARED_DIR; }
 
 bool read(const std::string& path, std::string& out) {
   std::ifstream in(path, std::ios::binary);
@@ -464,7 +464,7 @@ TEST_CASE("validation: runs alike where more work was measured faster are contra
 
 TEST_CASE("validation: the profile fit recovers known parameters, from the start and from spread starts") {
   // Measurements made by the simulator itself with known host and GEMM parameters.
-  Profile truth = *find_profile("a100-sxm4-80gb");
+  Profile truth = *bundled_profiles().find("a100-sxm4-80gb");
   truth.host_issue_us = 30;
   truth.gemm_max_efficiency = 0.7;
   std::vector<MeasuredRun> runs;
@@ -549,7 +549,7 @@ TEST_CASE("validation: the bundled A100 profile meets its accuracy on the calibr
 // The published runs' errors the bundled profile records (what `simulate` cites for plans larger
 // than the calibration runs) are what validating its files gives now.
 TEST_CASE("validation: the bundled profile's published-run errors are those of its files") {
-  const Profile* bundled = find_profile("a100-sxm4-80gb");
+  const Profile* bundled = bundled_profiles().find("a100-sxm4-80gb");
   REQUIRE(bundled != nullptr);
   const auto& published = bundled->provenance["calibration"]["published"];
   REQUIRE(published.size() == 3);
@@ -558,9 +558,12 @@ TEST_CASE("validation: the bundled profile's published-run errors are those of i
     std::vector<MeasuredRun> runs;
     int lo = 0, hi = 0, narrowest = 0, widest = 0;
     for (const auto& file : entry["files"]) {
-      std::string text;
-      REQUIRE(read(std::string(VTRAIN_SOURCE_DIR) + "/" + file.get<std::string>(), text));
-      auto parsed = parse_measurements(text);
+      // The files the library carries, named by where they are in the repository.
+      const PublishedMeasurements* published_file = nullptr;
+      for (const PublishedMeasurements& p : published_measurements())
+        if (p.path == file.get<std::string>()) published_file = &p;
+      REQUIRE_MESSAGE(published_file != nullptr, file.get<std::string>());
+      auto parsed = parse_measurements(published_file->csv_text);
       REQUIRE(parsed.ok());
       for (const MeasuredRun& r : parsed.value()) {
         CHECK_FALSE(r.layer_time);
@@ -682,4 +685,102 @@ TEST_CASE("validation: position embedding, launch blocking and ZeRO gradient all
   CHECK(bad.errors()[0].message.find("learned, rope or alibi") != std::string::npos);
   CHECK(bad.errors()[1].pointer == "/line/2/launch blocking");
   CHECK(bad.errors()[2].pointer == "/line/2/ZeRO gradient all-reduce");
+}
+
+namespace {
+
+// nccl-tests output of an all-reduce on `gpus` GPUs that follows a latency-bandwidth curve.
+std::string allreduce_csv(int gpus) {
+  std::string csv = "size(B),count,type,time(ns),busbw(GB/s),time(ns),busbw(GB/s)\n";
+  for (double mib = 1; mib <= 256; mib *= 2) {
+    const double bytes = mib * 1048576;
+    const double ns = 1e3 * (25.0 + 2.0 * (gpus - 1) / gpus * bytes / 150e3);
+    csv += std::to_string(static_cast<long long>(bytes)) + ",1,float," + std::to_string(ns) + ",1," +
+           std::to_string(ns) + ",1\n";
+  }
+  return csv;
+}
+
+// A few runs on one node and across nodes, measured by the bundled profile itself.
+CalibrationInputs small_calibration() {
+  CalibrationInputs in;
+  in.single_node_csv = std::string(kHeader) + "2,8,2,1024,16,12,1024,2,1,1,100\n" +
+                       "4,8,2,1024,16,24,1024,4,1,1,120\n" + "8,16,4,2048,16,12,1024,8,1,1,150\n";
+  in.multi_node_csv = std::string(kHeader) + "16,64,2,2048,16,16,1024,8,2,1,400\n" +
+                      "32,64,1,2048,16,16,1024,8,2,2,600\n";
+  for (int gpus : {2, 4, 8}) in.allreduce.push_back({gpus, allreduce_csv(gpus)});
+  in.max_evaluations = 40;
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("validation: calibrate fits from the nominal start, checks the published runs and derives the 40 GB board") {
+  auto report = calibrate(small_calibration());
+  REQUIRE_MESSAGE(report.ok(), (report.ok() ? "" : report.errors().front().message));
+  const CalibrationReport& r = report.value();
+  REQUIRE(r.allreduce.size() == 3);
+  CHECK(r.allreduce[2].gpus == 8);
+  CHECK(r.allreduce[2].fit.fit.busbw_GBps == doctest::Approx(150).epsilon(0.05));
+  REQUIRE(r.fit.errors.size() == 2);
+  CHECK(r.fit.errors[0].name == "single-node");
+  CHECK(r.fit.errors[1].runs == 2);
+  // Set, not fitted: the GEMM reduction half-length and NCCL's per-step network latency.
+  CHECK(r.fit.profile.gemm_k_half == 256);
+  CHECK(r.fit.profile.inter_node_latency_us == 9.6);
+  CHECK(r.fit.profile.intra_node.size() == 3);
+  CHECK_FALSE(r.cross_validated);
+  REQUIRE(r.published.size() == 3);
+  CHECK(r.published[0].framework == "Megatron-LM");
+  CHECK(r.published[0].files == std::vector<std::string>{"profiles/published/megatron-a100.csv",
+                                                          "profiles/published/narayanan-a100.csv"});
+  CHECK(r.published[0].runs == 18);
+
+  REQUIRE(r.profiles.size() == 2);
+  const Profile& p80 = r.profiles[0];
+  const Profile& p40 = r.profiles[1];
+  CHECK(p80.name == "a100-sxm4-80gb");
+  CHECK(p40.name == "a100-sxm4-40gb");
+  CHECK(p40.hbm_GiB == 40);
+  CHECK(p40.hbm_GBps == 1555);
+  CHECK(p40.host_issue_us == p80.host_issue_us);
+  const auto& cal = p80.provenance["calibration"];
+  CHECK(cal["command"] == "vtrain calibrate");
+  CHECK(cal["in_sample"][0]["set"] == "single-node");
+  CHECK(cal["in_sample"][0]["gpus"] == nlohmann::json::array({2, 8}));
+  CHECK(cal["published"].size() == 3);
+  CHECK(cal["fitted_parameters"].size() == default_fit_parameters().size());
+  CHECK(p40.provenance["calibration"].contains("note"));
+  // The profile it writes reads back as a profile, accuracy and all.
+  auto again = parse_profile(to_json(p80));
+  REQUIRE(again.ok());
+  CHECK(again.value().accuracy.size() >= 3);
+
+  CalibrationInputs cv = small_calibration();
+  cv.folds = 2;
+  cv.only = "single-node";
+  auto folded = calibrate(cv);
+  REQUIRE(folded.ok());
+  CHECK(folded.value().cross_validated);
+  CHECK(folded.value().fit.errors.size() == 1);
+  CHECK(folded.value().profiles[0].provenance["calibration"]["command"] == "vtrain calibrate --cv 2");
+}
+
+TEST_CASE("validation: calibrate names the input an error is in") {
+  CalibrationInputs in = small_calibration();
+  in.multi_node_csv += "16,64,2,2048,16,16,1024,8,2,1,fast\n";
+  auto r = calibrate(in);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.errors().front().pointer.rfind("/multi-node/line/4/", 0) == 0);
+  CHECK(r.errors().front().message.rfind(r.errors().front().pointer + ":", 0) == 0);
+  in = small_calibration();
+  in.allreduce[1].csv_text = "size\n1,2\n";
+  r = calibrate(in);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.errors().front().pointer == "/allreduce/4/line/2");
+  in = small_calibration();
+  in.only = "one-node";
+  r = calibrate(in);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.errors().front().pointer == "/only");
 }

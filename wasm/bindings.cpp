@@ -13,6 +13,7 @@ std::string validate_config(const std::string& config) { return vtrain::api::val
 std::string presets() { return vtrain::api::presets(); }
 std::string profiles() { return vtrain::api::profiles(); }
 std::string version() { return vtrain::api::version(); }
+std::string schema() { return vtrain::api::schema(); }
 
 // on_progress(fraction) is a JS function, or undefined; it returning false cancels the sweep.
 std::function<bool(double)> progress_callback(const emscripten::val& on_progress) {
@@ -43,4 +44,5 @@ EMSCRIPTEN_BINDINGS(vtrain) {
   emscripten::function("presets", &presets);
   emscripten::function("profiles", &profiles);
   emscripten::function("version", &version);
+  emscripten::function("schema", &schema);
 }

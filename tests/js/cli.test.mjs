@@ -204,6 +204,20 @@ test('presets and profiles list what is bundled', () => {
   assert.deepEqual(profiles.map((x) => x.name).sort(), ['a100-sxm4-40gb', 'a100-sxm4-80gb']);
 });
 
+test('schema prints the choices, bounds, defaults and registries as JSON', () => {
+  const r = run('schema');
+  assert.equal(r.code, 0, r.err);
+  const s = JSON.parse(r.out);
+  assert.deepEqual(s.enums.mlp.map((c) => c.name), ['gelu', 'swiglu']);
+  assert.equal(s.config.cluster.fields.gpu.registry, 'gpus');
+  assert.deepEqual(s.registries.gpus.map((g) => g.name).sort(), ['a100-sxm4-40gb', 'a100-sxm4-80gb']);
+  assert.equal(s.registries.explore_cases[0].name, 'mt-nlg');
+  assert.deepEqual(s.registries.scaling_fits.map((f) => f.name), ['hoffmann2022', 'besiroglu2024']);
+  assert.equal(s.explore.fields.max_plans.default, 1000000);
+  assert.deepEqual(s.optimal.budget.order, ['days', 'gpu_days', 'usd', 'gpu_hours', 'flops']);
+  assert.equal(run('schema', 'x').code, 2);
+});
+
 test('an option a command does not take is an error naming it, not a silent default', () => {
   const r = run('calibrate', '--bogus', '--dry-run');
   assert.equal(r.code, 2);
@@ -282,7 +296,7 @@ test('a count option that is not a whole number in range is an error, checked be
 });
 
 test('every command answers --help with the usage, and does nothing else', () => {
-  for (const cmd of ['simulate', 'bench', 'validate', 'calibrate', 'optimal', 'explore', 'schedule', 'presets', 'profiles']) {
+  for (const cmd of ['simulate', 'bench', 'validate', 'calibrate', 'optimal', 'explore', 'schedule', 'presets', 'profiles', 'schema']) {
     const r = run(cmd, '--help');
     assert.equal(r.code, 0, `${cmd}: ${r.err}`);
     assert.match(r.out, /^usage: vtrain <command>/);

@@ -3,6 +3,7 @@
 // cancellation driven through a stand-in worker.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { loadVtrain, VtrainError } from '../../web/lib/node.js';
 import { callModule, failure } from '../../web/lib/protocol.js';
 import { createVtrain } from '../../web/lib/vtrain.js';
@@ -117,7 +118,25 @@ test('validateConfig makes every field explicit; presets and profiles list what 
   assert.ok(p.models.length >= 8 && p.examples.length >= 4);
   const profiles = await vtrain.profiles();
   assert.ok(profiles.some((x) => x.name === 'a100-sxm4-80gb' && x.hardware.hbm_GiB === 80));
-  assert.equal(typeof vtrain.version.version, 'string');
+  // The version is written once, in package.json; the module reports that one.
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+  assert.equal(vtrain.version.version, pkg.version);
+});
+
+test('schema gives the choices, bounds and registries the simulator reads, and the native CLI its same document', async () => {
+  const s = await vtrain.schema();
+  assert.deepEqual(s, cliGolden().schema);
+  assert.deepEqual(s.enums.recompute.map((c) => c.name), ['none', 'selective', 'full']);
+  assert.equal(s.config.plan.fields.tp.minimum, 1);
+  assert.equal(s.config.plan.fields.recompute.default, 'full');
+  const p = await vtrain.presets();
+  assert.deepEqual(s.registries.model_presets.map((m) => m.name), p.models.map((m) => m.name));
+  const profiles = await vtrain.profiles();
+  assert.deepEqual(s.registries.gpus.map((g) => g.name), profiles.map((g) => g.name));
+  // A value the schema allows is read; one past its bound is refused at its pointer.
+  const max = s.config.plan.fields.virtual_stages.maximum;
+  await assert.rejects(vtrain.validateConfig({ model: 'gpt3-175b', plan: { global_batch: 8, virtual_stages: max + 1 } }),
+    (e) => e instanceof VtrainError && e.pointer === '/plan/virtual_stages' && e.code === 'range');
 });
 
 test('the boundary turns every failure into an error reply', () => {

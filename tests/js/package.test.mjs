@@ -169,6 +169,7 @@ window.vtrainCheck = { config, r, error };
     const presets = await vtrain.presets();
     result('presets', presets);
     result('profiles', await vtrain.profiles());
+    result('schema', await vtrain.schema());
     for (const ex of presets.examples) {
       result('validateConfig', await vtrain.validateConfig(ex.config));
       result('simulate', await vtrain.simulate({ ...ex.config, output: { timeline: true, operators: true } }));

@@ -41,6 +41,7 @@ export async function loadVtrain(options = {}) {
     schedule: (request, opts) => call('schedule', request, opts),
     presets: (opts) => call('presets', undefined, opts),
     profiles: (opts) => call('profiles', undefined, opts),
+    schema: (opts) => call('schema', undefined, opts),
     warmUp: async () => {},
     terminate() {},
   };

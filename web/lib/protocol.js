@@ -12,6 +12,7 @@ export const CALLS = Object.freeze({
   presets: false,
   profiles: false,
   version: false,
+  schema: false,
 });
 
 /** A reply that carries one error. `pointer` is the JSON pointer of the field, '' for the whole input. */

@@ -236,6 +236,8 @@ export interface Details {
   dp_nodes: number;
   /** Layers on the fullest stage (count). */
   layers_per_stage: number;
+  /** Every pipeline stage holds the same number of layers (Megatron-LM needs it). */
+  even_stages: boolean;
 }
 
 /** How far the profile's predictions fell from measured runs like this one. */
@@ -437,6 +439,8 @@ export interface ExploredPlan {
   fits_in_memory: boolean;
   /** Whether it uses at most the GPUs allowed. */
   within_gpu_limit: boolean;
+  /** Timed, fits in memory and within the GPU limit: a plan that could run. */
+  feasible: boolean;
   /** Whether it was timed. */
   simulated: boolean;
   /** Whether it is on the time-cost frontier. */
@@ -485,6 +489,8 @@ export interface ExploreStats {
   simulated: number;
   /** Able to run: timed, fitting, within the limit (count). */
   feasible: number;
+  /** Combinations of the given values that break a rule, left out of the space (count). */
+  skipped_invalid: number;
   /** Pipeline blocks simulated (count). */
   pipeline_blocks: number;
   /** Pipeline simulations run (count). */
@@ -624,6 +630,10 @@ export interface Candidate {
   /** With a ratio rule (days). */
   days_at_ratio?: number;
   /** With a ratio rule. */
+  loss_at_ratio?: number;
+  /** With a ratio rule (USD). */
+  cost_at_ratio_usd?: number;
+  /** With a ratio rule. */
   within_budget_at_ratio?: boolean;
 }
 
@@ -674,6 +684,17 @@ export interface OptimalResult {
     /** The most GPUs (count). */
     gpus: number;
     gpu: string;
+    /** The budget in every unit, on these GPUs at their peak and price. */
+    equivalent: {
+      /** (days) */
+      days: number;
+      /** (FLOP) */
+      flops: number;
+      /** (h) */
+      gpu_hours: number;
+      /** With a price (USD). */
+      usd?: number;
+    };
   };
   scaling: {
     rule: 'fit' | 'tokens_per_param';
@@ -708,6 +729,105 @@ export interface OptimalResult {
   alternatives: Answer[];
   /** Every candidate size, smallest first. */
   curve: Candidate[];
+}
+
+// ---------------------------------------------------------------- schema
+
+/** How the readers take one field: its JSON type, default and bounds. */
+export interface SchemaField {
+  type?: 'integer' | 'number' | 'boolean' | 'string' | 'array';
+  /** The value a field left out takes. */
+  default?: number | boolean | string;
+  /** What a field left out takes, where that depends on other fields. */
+  default_rule?: string;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  /** The longest string accepted (bytes). */
+  maxLength?: number;
+  /** The name of its choices in Schema.enums. */
+  enum?: string;
+  /** The registry its value is looked up in (a key of Schema.registries). */
+  registry?: string;
+  /** An array's elements. */
+  items?: SchemaField;
+}
+
+/** A section of a request: its fields, in the order the readers take them. */
+export interface SchemaSection {
+  fields: Record<string, SchemaField>;
+  order: string[];
+  note?: string;
+  case?: SchemaField;
+  preset?: SchemaField;
+  /** The hidden sizes candidates span (elements). */
+  hidden?: number[];
+  /** The most candidate sizes a request may ask for (count). */
+  max_candidates?: number;
+}
+
+/** One choice of an enum: the name a config writes and a label for a reader. */
+export interface SchemaChoice {
+  name: string;
+  label: string;
+}
+
+/** schema()'s answer: every choice, registry, default and bound the readers apply. */
+export interface Schema {
+  version: string;
+  /** Each enum's choices, by enum name. */
+  enums: Record<string, SchemaChoice[]>;
+  /** The largest value of each whole-number or bounded field. */
+  limits: Record<string, number>;
+  /** A simulate config's sections (model, cluster, plan, training, output) and its description. */
+  config: Record<string, SchemaSection | SchemaField>;
+  /** An explore request's "explore" object. */
+  explore: SchemaSection;
+  /** A compute-optimal request. */
+  optimal: {
+    fields: Record<string, SchemaField>;
+    order: string[];
+    preset: SchemaField;
+    budget: SchemaSection;
+    candidates: SchemaSection;
+    explore: SchemaSection;
+    plan: { note: string };
+    scaling: Record<string, SchemaSection | SchemaField>;
+  };
+  registries: {
+    examples: { name: string; description: string }[];
+    explore_cases: { name: string; label: string; description: string; example: string; request: ExploreRequest }[];
+    gpus: {
+      name: string;
+      display_name: string;
+      /** (TFLOP/s) */
+      peak_fp16_tflops: number;
+      /** (GiB) */
+      hbm_GiB: number;
+      /** (GB/s) */
+      hbm_GBps: number;
+      /** (W) */
+      board_power_W: number;
+      /** (count) */
+      gpus_per_node: number;
+      /** Per GPU, per direction (GB/s). */
+      intra_node_GBps: number;
+      /** Per node (Gbit/s). */
+      inter_node_Gbps: number;
+    }[];
+    model_presets: {
+      name: string;
+      description: string;
+      source: string;
+      /** The parameter count its authors published (count). */
+      published_params: number;
+      /** The parameter count of its shape (count). */
+      params: number;
+      model: Model;
+    }[];
+    optimal_presets: { name: string; description: string; request: OptimalRequest }[];
+    scaling_fits: { name: string; label: string; citation: string; E: number; A: number; B: number; alpha: number; beta: number }[];
+  };
 }
 
 // ---------------------------------------------------------------- schedule
@@ -1095,6 +1215,8 @@ export interface Vtrain {
   presets(options?: CallOptions): Promise<Presets>;
   /** The bundled GPU profiles. */
   profiles(options?: CallOptions): Promise<Profile[]>;
+  /** Every enum's choices, the registries, defaults and bounds the readers apply. */
+  schema(options?: CallOptions): Promise<Schema>;
   /** Starts every worker now, so the first sweep does not wait for a module to load. */
   warmUp(): Promise<void>;
   /** Stops the workers; pending calls reject with code "cancelled". */

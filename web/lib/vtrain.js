@@ -176,6 +176,12 @@ export async function createVtrain(options = {}) {
     /** Bundled GPU profiles. */
     profiles: (opts) => call(quick, 'profiles', undefined, opts),
     /**
+     * What inputs can be: every enum's choices ({name, label}), each field's type, bounds and default
+     * (config, explore and optimal requests), the registries (gpus, model_presets, examples,
+     * explore_cases, scaling_fits, optimal_presets) and the limits, as the simulator reads them.
+     */
+    schema: (opts) => call(quick, 'schema', undefined, opts),
+    /**
      * Starts every worker now (each loads its own module), so the first sweep or background call
      * does not wait for one; resolves when all are ready.
      */

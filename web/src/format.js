@@ -115,14 +115,18 @@ export function planLabel(p, varying = null) {
   return parts.join(' · ');
 }
 
-/** CSV text, a line per row; a cell with a comma, quote or line break is quoted, a missing number is empty. */
+/**
+ * One CSV cell as spreadsheets read it: a missing number is empty, and a cell with a comma, a quote
+ * or a line break is quoted with its quotes doubled (RFC 4180).
+ */
+export function csvCell(v) {
+  const s = v == null || (typeof v === 'number' && !Number.isFinite(v)) ? '' : String(v);
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** CSV text, a line per row of cells. */
 export function csv(rows) {
-  const cell = (v) => {
-    if (v == null || (typeof v === 'number' && !Number.isFinite(v))) return '';
-    const s = String(v);
-    return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  };
-  return `${rows.map((r) => r.map(cell).join(',')).join('\n')}\n`;
+  return `${rows.map((r) => r.map(csvCell).join(',')).join('\n')}\n`;
 }
 
 /** "vtrain-gpt3-175b-1024gpu-tp8-pp8-dp16": a download's name for the result of a simulate config. */

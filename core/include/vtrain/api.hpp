@@ -14,6 +14,8 @@ std::string validate_config(std::string_view config_json);  // result: the norma
 std::string presets();                                      // model presets and example configs
 std::string profiles();                                     // bundled GPU profiles
 std::string version();
+// Enum choices, fields with their types, bounds and defaults, registries and limits (vtrain/schema.hpp).
+std::string schema();
 
 // Every valid parallel plan of a request (see vtrain/explore.hpp): a simulate config with an
 // optional "explore" object, or {"case": NAME, ...overrides}. `progress` gets the fraction done

@@ -3,6 +3,7 @@
 // nccl-tests output, then the operator and communication parameters to measured iteration times.
 
 #include <functional>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,14 +49,11 @@ struct MeasurementSet {
   std::vector<MeasuredRun> runs;
 };
 
-// Runs body(i) for i in [0, n); the CLI passes a threaded version.
-using ParallelFor = std::function<void(int n, const std::function<void(int)>& body)>;
-
 struct FitOptions {
   int max_evaluations = 3000;      // objective evaluations per start (count)
-  int restarts = 3;                // Nelder-Mead restarts from the best point so far
-  int starts = 1;                  // descents: from the given profile, then from fixed spread points
-  ParallelFor parallel_for;        // optional
+  int restarts = 3;                // Nelder-Mead restarts from the best point so far (count)
+  int starts = 1;                  // descents: from the given profile, then from fixed spread points (count)
+  int threads = 1;                 // threads simulating a set's runs (count; 1 in builds without threads)
   std::function<void(int evaluations, double objective)> progress;  // optional
 };
 
@@ -75,8 +73,7 @@ struct FitResult {
 
 // Mean over sets of each set's MAPE for `profile` (percent), and per-set errors.
 double evaluate_profile(const Profile& profile, const std::vector<MeasurementSet>& sets,
-                        const ValidationSetup& setup, const ParallelFor& parallel_for,
-                        std::vector<SetError>* errors = nullptr);
+                        const ValidationSetup& setup, int threads, std::vector<SetError>* errors = nullptr);
 
 // Nelder-Mead over the parameters (bounded by a logistic map) minimizing evaluate_profile.
 FitResult fit_profile(const Profile& start, const std::vector<FitParameter>& params,
@@ -92,5 +89,68 @@ struct CrossValidation {
 CrossValidation cross_validate(const Profile& start, const std::vector<FitParameter>& params,
                                const std::vector<MeasurementSet>& sets, const ValidationSetup& setup,
                                int folds, const FitOptions& options);
+
+// ---------------------------------------------------------------------------------------------
+// The calibration of the bundled A100 profiles, as one call: the policy (a nominal start, the
+// parameters that are set rather than fitted, the measurements checked after the fit, the 40 GB
+// board derived from the 80 GB one and the provenance each profile records) lives here; a front
+// end reads the files and prints the report.
+
+// nccl-tests all-reduce output of one group size inside a node.
+struct AllreduceMeasurements {
+  int gpus = 2;          // group size (GPUs)
+  std::string csv_text;  // size(B), count, type, time(ns), busbw, time(ns), busbw
+};
+
+struct CalibrationInputs {
+  // Measured iteration times (vTrain's CSV text): the runs on one node and those across nodes,
+  // the sets a result's accuracy cites ("single-node", "multi-node").
+  std::string single_node_csv;
+  std::string multi_node_csv;
+  std::vector<AllreduceMeasurements> allreduce;  // one per group size; at least one
+  std::string only;               // fit to the set of this name alone ("": both)
+  bool has_start = false;         // start from `start` rather than the nominal A100 values
+  Profile start;                  // with has_start: the fit's start (e.g. a profile file)
+  ValidationSetup setup;          // how the measured runs were set up
+  int max_evaluations = 10000;    // objective evaluations per start (count)
+  int starts = 1;                 // descents (count); more spread over the parameters' bounds
+  int folds = 0;                  // cross-validation folds (count; 0: none)
+  int threads = 1;                // (count)
+  std::function<void(int evaluations, double objective)> progress;  // the fit's, optional
+};
+
+// One intra-node all-reduce curve fitted.
+struct AllreduceReport {
+  int gpus = 0;                   // group size (GPUs)
+  int points = 0;                 // measurements (count)
+  CollectiveFit fit;
+};
+
+// The published runs of one training framework (profiles/published) against the fitted profile:
+// never fitted, they check that the fit carries to other models, stacks and scales.
+struct PublishedAccuracy {
+  std::string framework;          // e.g. "Megatron-LM"
+  std::vector<std::string> files; // where they are in the repository
+  int runs = 0;                   // (count)
+  double mape_percent = 0;        // (%)
+  double max_abs_error_percent = 0;  // (%)
+  int gpus_min = 0, gpus_max = 0;    // the GPU counts the runs span (count)
+  int hidden_min = 0, hidden_max = 0;  // the hidden sizes of their models
+};
+
+struct CalibrationReport {
+  std::vector<AllreduceReport> allreduce;   // per group size, as given
+  FitResult fit;                            // the fitted profile and its in-sample errors per set
+  std::vector<FitParameter> parameters;     // what was fitted, within which bounds
+  bool cross_validated = false;
+  CrossValidation cross_validation;         // with cross_validated
+  std::vector<PublishedAccuracy> published;
+  std::vector<Profile> profiles;            // to write: a100-sxm4-80gb, then a100-sxm4-40gb, with provenance
+  double seconds = 0;                       // wall time (s)
+};
+
+// Fits, cross-validates and checks the A100 profiles. Errors name the input: "/single-node/line/12/...",
+// "/allreduce/8/line/3", "/only".
+Outcome<CalibrationReport> calibrate(const CalibrationInputs& inputs);
 
 }  // namespace vtrain

@@ -8,6 +8,8 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "vtrain/diagnostics.hpp"
+#include "vtrain/enums.hpp"
+#include "vtrain/registry.hpp"
 
 namespace vtrain {
 
@@ -19,8 +21,56 @@ enum class Attention { flash, unfused };
 enum class Precision { fp16, bf16 };
 enum class Placement { tp_dp_pp, tp_pp_dp };
 
-// Largest value of each whole-number field (count). The JSON reader and the measurement files
-// both reject anything above, so that every product the simulator forms stays in range.
+template <>
+struct EnumNames<Mlp> {
+  static constexpr const char* key = "mlp";
+  static constexpr EnumName<Mlp> table[] = {{Mlp::gelu, "gelu", "GeLU (2 GEMMs)"},
+                                            {Mlp::swiglu, "swiglu", "SwiGLU (gated, 3 GEMMs)"}};
+};
+template <>
+struct EnumNames<Norm> {
+  static constexpr const char* key = "norm";
+  static constexpr EnumName<Norm> table[] = {{Norm::layernorm, "layernorm", "LayerNorm"},
+                                             {Norm::rmsnorm, "rmsnorm", "RMSNorm"}};
+};
+template <>
+struct EnumNames<PositionEmbedding> {
+  static constexpr const char* key = "position";
+  static constexpr EnumName<PositionEmbedding> table[] = {
+      {PositionEmbedding::learned, "learned", "learned"},
+      {PositionEmbedding::rope, "rope", "rotary (RoPE)"},
+      {PositionEmbedding::alibi, "alibi", "ALiBi (bias on the scores)"}};
+};
+template <>
+struct EnumNames<Recompute> {
+  static constexpr const char* key = "recompute";
+  static constexpr EnumName<Recompute> table[] = {
+      {Recompute::none, "none", "none"},
+      {Recompute::selective, "selective", "selective (the attention core)"},
+      {Recompute::full, "full", "full (every layer's forward)"}};
+};
+template <>
+struct EnumNames<Attention> {
+  static constexpr const char* key = "attention";
+  static constexpr EnumName<Attention> table[] = {{Attention::flash, "flash", "fused (flash)"},
+                                                  {Attention::unfused, "unfused", "unfused"}};
+};
+template <>
+struct EnumNames<Precision> {
+  static constexpr const char* key = "precision";
+  static constexpr EnumName<Precision> table[] = {{Precision::fp16, "fp16", "fp16 (16-bit gradients)"},
+                                                  {Precision::bf16, "bf16", "bf16 (fp32 gradient buffers)"}};
+};
+template <>
+struct EnumNames<Placement> {
+  static constexpr const char* key = "placement";
+  static constexpr EnumName<Placement> table[] = {{Placement::tp_dp_pp, "tp-dp-pp", "tp, dp, pp"},
+                                                  {Placement::tp_pp_dp, "tp-pp-dp", "tp, pp, dp"}};
+};
+
+// Largest value of each field (in the field's unit). The JSON readers and the measurement files
+// reject anything above, so that every product the simulator forms stays in range; the schema
+// (api::schema) reports them.
 namespace limits {
 inline constexpr int layers = 100000;
 inline constexpr int hidden = 10000000;
@@ -36,6 +86,30 @@ inline constexpr int dp = 100000000;
 inline constexpr int micro_batch = 100000000;
 inline constexpr int global_batch = 1000000000;
 inline constexpr int virtual_stages = 100000;
+inline constexpr int vocab_pad_multiple = 1000000;
+inline constexpr double intra_node_GBps = 1e6;
+inline constexpr double inter_node_Gbps = 1e8;
+inline constexpr double price_per_gpu_hour_usd = 1e6;
+inline constexpr double tokens = 1e18;
+// explore requests (/explore)
+inline constexpr double deadline_days = 1e9;
+inline constexpr long long max_plans = 100000000;
+inline constexpr double max_blocks = 1e15;
+// compute-optimal requests
+inline constexpr double budget_days = 1e6;
+inline constexpr double budget_gpu_days = 1e12;
+inline constexpr double budget_usd = 1e15;
+inline constexpr double budget_gpu_hours = 1e15;
+inline constexpr double budget_flops = 1e35;
+inline constexpr int optimal_seq_len = 1000000;
+inline constexpr int optimal_global_batch = 100000000;
+inline constexpr double tokens_per_param = 1e6;
+inline constexpr double fit_E = 100;       // the loss floor of a custom scaling fit
+inline constexpr double fit_A = 1e12;
+inline constexpr double fit_B = 1e12;
+inline constexpr double fit_exponent = 5;  // alpha and beta
+inline constexpr double params = 1e15;     // a candidate size bound (parameters)
+inline constexpr size_t optimal_candidates = 200;  // candidate sizes of one compute-optimal request
 inline constexpr size_t description_chars = 4096;
 }  // namespace limits
 
@@ -119,27 +193,29 @@ struct ModelPreset {
   double published_params;  // parameter count the authors state (count)
 };
 
-const std::vector<ModelPreset>& model_presets();
-const ModelPreset* find_model_preset(const std::string& name);
+inline const std::string& registry_name(const ModelPreset& p) { return p.model.name; }
+const Registry<ModelPreset>& model_presets();
 
 // Parses and checks a whole simulate config. Unknown keys, wrong types and broken rules come
 // back as diagnostics naming the field. Bandwidths left at 0 are filled from the profile later.
 Outcome<SimConfig> parse_sim_config(const nlohmann::json& j);
 
-// Rules between fields (divisibility, ranges). Empty when the config is valid.
+// The sections on their own, as the simulate config holds them (pointers /model, /cluster, /plan).
+// A model is a preset name, {"preset": NAME, ...overrides} or a shape; it is checked as well.
+Outcome<ModelConfig> parse_model_config(const nlohmann::json& j);
+Outcome<ClusterConfig> parse_cluster_config(const nlohmann::json& j);
+Outcome<PlanConfig> parse_plan_config(const nlohmann::json& j);
+
+// Rules between a model's fields (heads dividing hidden, kv_heads dividing heads).
+Diagnostics check_model(const ModelConfig& m);
+// Rules between fields (the model's, then the plan's against the model and the cluster). Empty
+// when the config is valid.
 Diagnostics check_sim_config(const SimConfig& c);
 
 // Serializes a config with every field explicit (the form a saved link reproduces).
 nlohmann::json to_json(const SimConfig& c);
 nlohmann::json to_json(const ModelConfig& m);
-
-const char* to_string(Mlp v);
-const char* to_string(Norm v);
-const char* to_string(PositionEmbedding v);
-const char* to_string(Recompute v);
-const char* to_string(Attention v);
-const char* to_string(Precision v);
-const char* to_string(Placement v);
+nlohmann::json to_json(const PlanConfig& p);
 
 // Derived counts of a valid config.
 int micro_batches_per_iteration(const PlanConfig& p);  // global_batch / (dp * micro_batch)

@@ -2,7 +2,8 @@
 // Example whole-run configs compiled into the library (from examples/*.json).
 
 #include <string>
-#include <vector>
+
+#include "vtrain/registry.hpp"
 
 namespace vtrain {
 
@@ -12,7 +13,6 @@ struct ExampleConfig {
   std::string json_text;    // the config without its description
 };
 
-const std::vector<ExampleConfig>& example_configs();
-const ExampleConfig* find_example(const std::string& name);
+const Registry<ExampleConfig>& example_configs();
 
 }  // namespace vtrain

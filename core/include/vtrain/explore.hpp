@@ -11,12 +11,21 @@
 
 #include "vtrain/config.hpp"
 #include "vtrain/diagnostics.hpp"
+#include "vtrain/enums.hpp"
+#include "vtrain/registry.hpp"
 #include "vtrain/profile.hpp"
 
 namespace vtrain {
 
 enum class Objective { time, cost, deadline };
-const char* to_string(Objective o);
+template <>
+struct EnumNames<Objective> {
+  static constexpr const char* key = "objective";
+  static constexpr EnumName<Objective> table[] = {
+      {Objective::time, "time", "the fastest plan"},
+      {Objective::cost, "cost", "the cheapest plan"},
+      {Objective::deadline, "deadline", "the cheapest plan within deadline_days"}};
+};
 
 // The space to enumerate and how to rank it. An empty list means every valid value.
 struct ExploreOptions {
@@ -83,6 +92,9 @@ struct ExploreStats {
 
 struct ExploreResult {
   ExploreRequest request;
+  double parameters = 0;            // the model's parameters (count)
+  bool priced = false;              // the cluster has a price: plans have a cost (else GPU-hours rank them)
+  bool energy_known = false;        // the profile gives a board power: plans have an energy
   std::vector<PlanEstimate> plans;  // enumeration order; the baseline is among them
   std::vector<int> pareto;          // indices into plans, fastest first
   int best_time = -1;               // fewest training days among feasible plans (-1: none)
@@ -106,9 +118,15 @@ struct ExploreControl {
 // {"case": NAME, ...} to start from a case preset and override its fields (JSON merge patch).
 Outcome<ExploreRequest> parse_explore_request(const nlohmann::json& j);
 
-// Case presets by name ("mt-nlg"), as request JSON.
-std::vector<std::string> explore_case_names();
-const nlohmann::json* find_explore_case(const std::string& name);
+// A sweep as it was published (a case study): {"case": NAME, ...overrides} runs it.
+struct ExploreCase {
+  std::string name;          // e.g. "mt-nlg"
+  std::string label;         // one line for a list of cases
+  std::string example;       // the example config whose model and plan it starts from
+  std::string request_json;  // the whole request (JSON text)
+};
+
+const Registry<ExploreCase>& explore_cases();
 
 // Enumerates, checks and simulates every plan of the request's space.
 Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreControl& control = {});

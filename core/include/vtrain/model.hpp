@@ -1,9 +1,31 @@
 #pragma once
 // Model arithmetic that needs no profile: parameter counts and sizes derived from the shape.
 
+#include <string>
+
 #include "vtrain/config.hpp"
 
 namespace vtrain {
+
+// The layouts the model builders know; presets, compute-optimal candidates and measured runs are
+// built by them.
+enum class ModelFamily { gpt, llama };
+template <>
+struct EnumNames<ModelFamily> {
+  static constexpr const char* key = "family";
+  static constexpr EnumName<ModelFamily> table[] = {
+      {ModelFamily::gpt, "gpt", "GPT (GeLU, learned positions)"},
+      {ModelFamily::llama, "llama", "Llama (SwiGLU, RoPE, GQA)"}};
+};
+
+// GPT-3's layout (Brown et al. 2020): a GeLU MLP of 4 x hidden, learned positions, LayerNorm,
+// biases and dropout, the output layer tied to the input embedding.
+ModelConfig gpt_model(std::string name, int layers, int hidden, int heads, int vocab, int seq_len);
+
+// Llama's layout (Touvron et al. 2023): a SwiGLU MLP of `ffn_hidden`, rotary positions, RMSNorm,
+// no biases, an untied output layer; `kv_heads` < heads is grouped-query attention.
+ModelConfig llama_model(std::string name, int layers, int hidden, int heads, int kv_heads, int ffn_hidden, int vocab,
+                        int seq_len);
 
 struct ParameterCounts {
   double per_layer = 0;        // one transformer layer (count)

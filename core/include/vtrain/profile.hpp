@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "vtrain/diagnostics.hpp"
+#include "vtrain/enums.hpp"
+#include "vtrain/registry.hpp"
 
 namespace vtrain {
 
@@ -29,9 +31,17 @@ struct IntraNodeCollective {
   double busbw_GBps = 200;    // bus bandwidth of all-reduce (GB/s)
 };
 
-// A measured operator time; takes precedence over the model for exactly this shape.
+// The kinds of kernel a profile's operator table may time.
+enum class MeasuredOp { gemm };
+template <>
+struct EnumNames<MeasuredOp> {
+  static constexpr const char* key = "operator_table_op";
+  static constexpr EnumName<MeasuredOp> table[] = {{MeasuredOp::gemm, "gemm", "a GEMM of m x n x k, batch of them"}};
+};
+
+// A measured operator time; takes precedence over the model for a kernel of exactly this kind and shape.
 struct OperatorMeasurement {
-  std::string op;             // "gemm" (m x n x k, `batch` of them)
+  MeasuredOp op = MeasuredOp::gemm;  // the kind of kernel it times
   long long m = 0, n = 0, k = 0, batch = 1;  // shape (elements)
   double time_us = 0;         // measured kernel time (microseconds)
 };
@@ -102,8 +112,10 @@ Outcome<Profile> parse_profile(const nlohmann::json& j);
 nlohmann::json to_json(const Profile& p);
 
 // Profiles compiled into the library (from profiles/*.json).
-const std::vector<Profile>& bundled_profiles();
-const Profile* find_profile(const std::string& name);
-std::string bundled_profile_names();  // "a, b, c" for error messages
+const Registry<Profile>& bundled_profiles();
+
+// The error for a GPU no bundled profile is named after, at `pointer` (e.g. "/cluster/gpu"):
+// code "unknown_gpu", with the bundled names.
+Diagnostic unknown_gpu(const std::string& name, const std::string& pointer);
 
 }  // namespace vtrain

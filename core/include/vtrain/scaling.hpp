@@ -4,12 +4,14 @@
 // tokens to parameters.
 
 #include <string>
-#include <vector>
+
+#include "vtrain/registry.hpp"
 
 namespace vtrain {
 
 struct ScalingFit {
   std::string name;        // e.g. "hoffmann2022"
+  std::string label;       // authors and year, e.g. "Hoffmann et al. 2022"
   std::string citation;    // where the coefficients come from
   double E = 0, A = 0, B = 0, alpha = 0, beta = 0;
 };
@@ -17,8 +19,7 @@ struct ScalingFit {
 // Hoffmann et al. 2022 (approach 3) and Besiroglu et al. 2024's replication of it.
 const ScalingFit& hoffmann2022();
 const ScalingFit& besiroglu2024();
-const std::vector<ScalingFit>& builtin_fits();
-const ScalingFit* find_fit(const std::string& name);
+const Registry<ScalingFit>& scaling_fits();
 
 // Loss of a model with n parameters trained on d tokens.
 double loss(const ScalingFit& f, double n_params, double d_tokens);

@@ -39,7 +39,18 @@ struct MemoryBreakdown {
 };
 
 enum class BlockKind { forward, recompute, backward, pp_send, dp_comm, embedding_comm, optimizer };
-const char* to_string(BlockKind k);
+template <>
+struct EnumNames<BlockKind> {
+  static constexpr const char* key = "block_kind";
+  static constexpr EnumName<BlockKind> table[] = {
+      {BlockKind::forward, "forward", "forward pass of a micro-batch"},
+      {BlockKind::recompute, "recompute", "recomputed forward"},
+      {BlockKind::backward, "backward", "backward pass of a micro-batch"},
+      {BlockKind::pp_send, "pp_send", "pipeline transfer"},
+      {BlockKind::dp_comm, "dp_comm", "data-parallel gradient reduction or ZeRO all-gather"},
+      {BlockKind::embedding_comm, "embedding_comm", "tied-embedding gradient all-reduce"},
+      {BlockKind::optimizer, "optimizer", "optimizer step"}};
+};
 
 // What a result notes about its config beyond the numbers, by kind, so that a program can act on
 // one without reading the sentence.
@@ -51,7 +62,18 @@ enum class WarningCode {
   timeline_omitted,  // too many blocks to return a timeline
   overlap_slower,    // the overlapped gradient reduction ends later than one after the backward would
 };
-const char* to_string(WarningCode c);
+template <>
+struct EnumNames<WarningCode> {
+  static constexpr const char* key = "warning_code";
+  static constexpr EnumName<WarningCode> table[] = {
+      {WarningCode::uneven_stages, "uneven_stages", "pp does not divide the layers: some stages hold one more"},
+      {WarningCode::no_effect, "no_effect", "a setting the rest of the plan leaves without effect"},
+      {WarningCode::tp_across_nodes, "tp_across_nodes", "a tensor-parallel group spans nodes"},
+      {WarningCode::out_of_memory, "out_of_memory", "the plan needs more memory than the GPU has"},
+      {WarningCode::timeline_omitted, "timeline_omitted", "too many blocks to return a timeline"},
+      {WarningCode::overlap_slower, "overlap_slower",
+       "the overlapped gradient reduction ends later than one after the backward"}};
+};
 
 struct SimWarning {
   WarningCode code;
@@ -78,7 +100,20 @@ struct SimDetails {
   double embedding_allreduce_s = 0;
   int tp_nodes = 1;              // nodes one tensor-parallel group spans
   int dp_nodes = 1;              // nodes one data-parallel group spans
-  int layers_per_stage = 0;      // transformer layers on each pipeline stage
+  int layers_per_stage = 0;      // transformer layers on each pipeline stage (the most, where uneven)
+  bool even_stages = true;       // every stage holds layers_per_stage layers (pp x virtual stages divides them)
+};
+
+// What an operator's kernels are bound by.
+enum class OperatorKind { gemm, attention, memory, collective };
+template <>
+struct EnumNames<OperatorKind> {
+  static constexpr const char* key = "operator_kind";
+  static constexpr EnumName<OperatorKind> table[] = {
+      {OperatorKind::gemm, "gemm", "GEMMs"},
+      {OperatorKind::attention, "attention", "a fused attention kernel"},
+      {OperatorKind::memory, "memory", "memory-bound kernels"},
+      {OperatorKind::collective, "collective", "a tensor-parallel collective"}};
 };
 
 // One operator of the model (a norm, a projection, the softmax, a tensor-parallel collective, ...)
@@ -88,7 +123,7 @@ struct SimDetails {
 struct OperatorTime {
   std::string block;        // "layer" (each transformer layer), "embedding" (first stage), "head" (last stage)
   std::string name;
-  std::string kind;         // "gemm", "attention" (a fused attention kernel), "memory" or "collective"
+  OperatorKind kind = OperatorKind::memory;  // what its kernels are bound by
   int kernels = 0;          // kernels it launches per micro-batch, all phases
   double forward_s = 0;
   double recompute_s = 0;

@@ -9,6 +9,7 @@
 #include "vtrain/config.hpp"
 #include "vtrain/diagnostics.hpp"
 #include "vtrain/profile.hpp"
+#include "vtrain/registry.hpp"
 
 namespace vtrain {
 
@@ -68,6 +69,16 @@ const std::vector<std::string>& measurement_setting_columns();
 
 // Header cells that parse_measurements does not know (neither vTrain's columns nor the optional ones).
 std::vector<std::string> unread_columns(std::string_view csv_text);
+
+// The published measurements compiled into the library (profiles/published/*.csv, whose README
+// says where each number comes from), so that calibrate checks a fit against them anywhere.
+struct PublishedMeasurements {
+  std::string name;      // the file's stem, e.g. "megatron-a100"
+  std::string path;      // where it is in the repository, e.g. "profiles/published/megatron-a100.csv"
+  std::string csv_text;  // the file (parse_measurements reads it)
+};
+
+const Registry<PublishedMeasurements>& published_measurements();
 
 // How the measured runs were set up (Megatron-DeepSpeed GPT runs, as their configurations state).
 struct ValidationSetup {

@@ -8,7 +8,9 @@
 #include "vtrain/json_text.hpp"
 #include "vtrain/optimal.hpp"
 #include "vtrain/profile.hpp"
+#include "vtrain/schema.hpp"
 #include "vtrain/simulate.hpp"
+#include "vtrain/version.hpp"
 
 namespace vtrain::api {
 
@@ -51,11 +53,8 @@ std::string validate_config(std::string_view config_json) {
   if (!parse_text(config_json, j, errors)) return errors_reply(errors);
   auto config = parse_sim_config(j);
   if (!config.ok()) return errors_reply(config.errors());
-  if (!find_profile(config.value().cluster.gpu)) {
-    return errors_reply({make_diagnostic("unknown_gpu", "/cluster/gpu",
-                                         "no profile named \"" + config.value().cluster.gpu +
-                                             "\"; bundled profiles are " + bundled_profile_names())});
-  }
+  if (!bundled_profiles().find(config.value().cluster.gpu))
+    return errors_reply({unknown_gpu(config.value().cluster.gpu, "/cluster/gpu")});
   return ok_reply(to_json(config.value()));
 }
 
@@ -74,8 +73,8 @@ std::string presets() {
     examples.push_back({{"name", e.name}, {"description", e.description}, {"config", json::parse(e.json_text)}});
   }
   json optimal_presets = json::array();
-  for (const auto& name : optimal_preset_names())
-    optimal_presets.push_back({{"name", name}, {"request", *find_optimal_preset(name)}});
+  for (const auto& p : vtrain::optimal_presets())
+    optimal_presets.push_back({{"name", p.name}, {"request", json::parse(p.request_json)}});
   return ok_reply(json{{"models", models}, {"examples", examples}, {"optimal", optimal_presets}});
 }
 
@@ -85,34 +84,40 @@ std::string profiles() {
   return ok_reply(list);
 }
 
-std::string version() { return ok_reply(json{{"version", "0.1.0"}}); }
+std::string version() { return ok_reply(json{{"version", kVersion}}); }
 
-std::string explore(std::string_view request_json, const std::function<bool(double)>& progress, int threads) {
+std::string schema() { return ok_reply(vtrain::schema()); }
+
+namespace {
+
+// A sweep's call: its request read by `parse`, run by `run` on `threads` threads with `progress`,
+// and its result's JSON.
+template <class Control, class Parse, class Run>
+std::string sweep_reply(std::string_view request_json, const std::function<bool(double)>& progress, int threads,
+                        Parse parse, Run run) {
   Diagnostics errors;
   json j;
   if (!parse_text(request_json, j, errors)) return errors_reply(errors);
-  auto request = parse_explore_request(j);
+  auto request = parse(j);
   if (!request.ok()) return errors_reply(request.errors());
-  ExploreControl control;
+  Control control;
   control.threads = threads;
   control.progress = progress;
-  auto result = vtrain::explore(request.value(), control);
+  auto result = run(request.value(), control);
   if (!result.ok()) return errors_reply(result.errors());
   return ok_reply(to_json(result.value()));
 }
 
+}  // namespace
+
+std::string explore(std::string_view request_json, const std::function<bool(double)>& progress, int threads) {
+  return sweep_reply<ExploreControl>(request_json, progress, threads, parse_explore_request,
+                                     [](const ExploreRequest& r, const ExploreControl& c) { return vtrain::explore(r, c); });
+}
+
 std::string optimal(std::string_view request_json, const std::function<bool(double)>& progress, int threads) {
-  Diagnostics errors;
-  json j;
-  if (!parse_text(request_json, j, errors)) return errors_reply(errors);
-  auto request = parse_optimal_request(j);
-  if (!request.ok()) return errors_reply(request.errors());
-  OptimalControl control;
-  control.threads = threads;
-  control.progress = progress;
-  auto result = vtrain::optimal(request.value(), control);
-  if (!result.ok()) return errors_reply(result.errors());
-  return ok_reply(to_json(result.value()));
+  return sweep_reply<OptimalControl>(request_json, progress, threads, parse_optimal_request,
+                                     [](const OptimalRequest& r, const OptimalControl& c) { return vtrain::optimal(r, c); });
 }
 
 }  // namespace vtrain::api

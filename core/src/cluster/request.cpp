@@ -9,20 +9,15 @@
 #include "cluster/generator.hpp"
 #include "cluster/text.hpp"
 #include "cluster/workload_read.hpp"
+#include "common/embedded.hpp"
 #include "common/json_reader.hpp"
+#include "model/sections.hpp"
 #include "vtrain/json_text.hpp"
 #include "vtrain/profile.hpp"
 #include "vtrain/schedule.hpp"
 #include "vtrain/schedule_policy.hpp"
 
 namespace vtrain {
-
-struct EmbeddedWorkload {
-  const char* name;
-  const char* json_text;
-};
-extern const EmbeddedWorkload kEmbeddedWorkloads[];
-extern const int kEmbeddedWorkloadCount;
 
 using nlohmann::json;
 using detail::ObjectReader;
@@ -62,14 +57,13 @@ TraceMapping default_trace_mapping() {
 
 std::vector<std::string> workload_example_names() {
   std::vector<std::string> names;
-  for (int i = 0; i < kEmbeddedWorkloadCount; ++i)
-    if (kEmbeddedWorkloads[i].name) names.push_back(kEmbeddedWorkloads[i].name);
+  for (const detail::EmbeddedFile& f : detail::embedded_workloads()) names.push_back(f.name);
   return names;
 }
 
 const char* find_workload_example(const std::string& name) {
-  for (int i = 0; i < kEmbeddedWorkloadCount; ++i)
-    if (kEmbeddedWorkloads[i].name && name == kEmbeddedWorkloads[i].name) return kEmbeddedWorkloads[i].json_text;
+  for (const detail::EmbeddedFile& f : detail::embedded_workloads())
+    if (name == f.name) return f.text;
   return nullptr;
 }
 
@@ -102,25 +96,25 @@ const std::vector<NamedCase>& cases() {
   return all;
 }
 
+// The simulate config's cluster section, with what a whole cluster must also say: its size (no
+// plan gives it), at most kMaxClusterGpus, and a GPU that has a profile.
 void read_cluster(const json* j, ClusterConfig& c, Diagnostics& errors) {
-  ObjectReader r(j, "/cluster", errors);
-  if (!r.present()) {
+  if (!j) {
     errors.push_back(make_diagnostic("missing", "/cluster", "is required: {gpu, num_gpus, gpus_per_node}"));
     return;
   }
-  c.num_gpus = 0;
-  r.read("gpu", c.gpu);
-  r.read("num_gpus", c.num_gpus, 1, kMaxClusterGpus);
-  r.read("gpus_per_node", c.gpus_per_node, 1, limits::gpus_per_node);
-  r.read("intra_node_GBps", c.intra_node_GBps, 0.0, 1e6);
-  r.read("inter_node_Gbps", c.inter_node_Gbps, 0.0, 1e7);
-  r.read("price_per_gpu_hour_usd", c.price_per_gpu_hour_usd, 0.0, 1e6);
-  if (!r.has("num_gpus")) r.fail("missing", r.at("num_gpus"), "is required: the GPUs of the cluster");
-  r.finish();
-  if (!find_profile(c.gpu))
+  const size_t before = errors.size();
+  detail::read_cluster(j, c, errors);
+  if (errors.size() > before) return;
+  if (!j->contains("num_gpus"))
+    errors.push_back(make_diagnostic("missing", "/cluster/num_gpus", "is required: the GPUs of the cluster"));
+  else if (c.num_gpus > kMaxClusterGpus)
+    errors.push_back(make_diagnostic("range", "/cluster/num_gpus",
+                                     detail::text("must be at most %d for a cluster, got %d", kMaxClusterGpus, c.num_gpus)));
+  if (!bundled_profiles().find(c.gpu))
     errors.push_back(make_diagnostic("unknown_gpu", "/cluster/gpu",
                                      detail::text("no profile named \"%s\"; bundled profiles are %s", c.gpu.c_str(),
-                                                  bundled_profile_names().c_str())));
+                                                  bundled_profiles().names_text().c_str())));
 }
 
 void read_workload(const json* j, const ClusterConfig& cluster, Workload& w, Diagnostics& errors) {

@@ -15,7 +15,7 @@ namespace {
 
 // A preset's name when the model is that preset, else the whole shape.
 json model_json(const ModelConfig& m) {
-  if (const ModelPreset* p = find_model_preset(m.name))
+  if (const ModelPreset* p = model_presets().find(m.name))
     if (p->model == m) return m.name;
   return to_json(m);
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <concepts>
 #include <vector>
 #include <initializer_list>
 #include <set>
@@ -12,8 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "vtrain/config.hpp"
 #include "vtrain/diagnostics.hpp"
+#include "vtrain/enums.hpp"
+#include "vtrain/registry.hpp"
 
 namespace vtrain::detail {
 
@@ -59,7 +61,8 @@ class ObjectReader {
     return it == j_->end() ? nullptr : &*it;
   }
 
-  void read(const char* key, int& out, long long min_value, long long max_value) {
+  template <std::integral I>
+  void read(const char* key, I& out, long long min_value, long long max_value) {
     const json* v = child(key);
     if (!v) return;
     double d = 0;
@@ -73,7 +76,7 @@ class ObjectReader {
                                  std::to_string(max_value) + ", got " + describe_number(d));
       return;
     }
-    out = static_cast<int>(d);
+    out = static_cast<I>(d);
   }
 
   // Reads a real number in [min_value, max_value]; `exclusive_min` makes the lower bound strict.
@@ -114,24 +117,17 @@ class ObjectReader {
     out = v->get<std::string>();
   }
 
-  template <class E>
-  void read_enum(const char* key, E& out, std::initializer_list<std::pair<const char*, E>> names) {
+  // Reads one of the names of E's table (vtrain/enums.hpp).
+  template <NamedEnum E>
+  void read_enum(const char* key, E& out) {
     const json* v = child(key);
     if (!v) return;
-    std::string allowed;
-    for (const auto& [name, value] : names) allowed += (allowed.empty() ? "" : ", ") + std::string(name);
     if (!v->is_string()) {
-      fail("type", at(key), "must be one of " + allowed);
+      fail("type", at(key), "must be one of " + enum_choices<E>());
       return;
     }
     const std::string s = v->get<std::string>();
-    for (const auto& [name, value] : names) {
-      if (s == name) {
-        out = value;
-        return;
-      }
-    }
-    fail("enum", at(key), "must be one of " + allowed + ", got \"" + s + "\"");
+    if (!from_string(s, out)) fail("enum", at(key), "must be one of " + enum_choices<E>() + ", got \"" + s + "\"");
   }
 
   // Reports every key that no read asked for.
@@ -225,19 +221,83 @@ inline void read_bool_list(ObjectReader& r, const char* key, std::vector<bool>& 
   });
 }
 
-inline void read_recompute_list(ObjectReader& r, const char* key, std::vector<Recompute>& out) {
-  read_list(r, key, out, [&](const json& x, const std::string& at, bool, Recompute& value) {
+// Reads `key` as one name of E's table or an array of them.
+template <NamedEnum E>
+void read_enum_list(ObjectReader& r, const char* key, std::vector<E>& out) {
+  read_list(r, key, out, [&](const json& x, const std::string& at, bool, E& value) {
     const std::string s = x.is_string() ? x.get<std::string>() : std::string();
-    if (s == "none") value = Recompute::none;
-    else if (s == "selective") value = Recompute::selective;
-    else if (s == "full") value = Recompute::full;
-    else {
+    if (!from_string(s, value)) {
       r.fail(x.is_string() ? "enum" : "type", at,
-             "must be one of none, selective, full" + (s.empty() ? std::string() : ", got \"" + s + "\""));
+             "must be one of " + enum_choices<E>() + (s.empty() ? std::string() : ", got \"" + s + "\""));
       return false;
     }
     return true;
   });
 }
+
+// A request that starts from a registry's entry, {"<key>": NAME, ...overrides}: the entry's request
+// (its `request_json`) with the rest of `input` merged over it (JSON merge patch), and NAME in
+// `name`. Without `key`, `input` itself. `what` names an entry in an error ("case", "preset").
+template <class T>
+Outcome<json> request_from(const json& input, const char* key, const char* what, const Registry<T>& registry,
+                           std::string& name) {
+  if (!input.contains(key)) return input;
+  const json& given = input[key];
+  const T* entry = given.is_string() ? registry.find(given.get<std::string>()) : nullptr;
+  if (!entry) {
+    const std::string pointer = std::string("/") + key;
+    return Outcome<json>::fail(
+        given.is_string() ? std::string("unknown_") + what : "type", pointer,
+        pointer + ": " + (given.is_string() ? "unknown " + std::string(what) + " \"" + given.get<std::string>() + "\"; " : "") +
+            what + "s are " + registry.names_text());
+  }
+  name = given.get<std::string>();
+  json patch = input;
+  patch.erase(key);
+  json j = json::parse(entry->request_json);
+  j.merge_patch(patch);
+  return j;
+}
+
+// Bounds of a field, as a section's field list (model/fields.hpp) gives them.
+struct IntBounds {
+  long long min = 0, max = 0;  // whole numbers in [min, max]
+};
+struct RealBounds {
+  double min = 0, max = 0;     // real numbers in [min, max]
+  bool exclusive_min = false;  // (min, max] instead
+};
+
+// Reads the fields a field list names (v.field(key, member, bounds), v.list(...)) through an ObjectReader.
+struct FieldReader {
+  ObjectReader& r;
+  template <std::integral I>
+  void field(const char* key, I& out, IntBounds b) {
+    r.read(key, out, b.min, b.max);
+  }
+  void field(const char* key, double& out, RealBounds b) { r.read(key, out, b.min, b.max, b.exclusive_min); }
+  void field(const char* key, bool& out) { r.read(key, out); }
+  void field(const char* key, std::string& out) { r.read(key, out); }
+  template <NamedEnum E>
+  void field(const char* key, E& out) {
+    r.read_enum(key, out);
+  }
+  void list(const char* key, std::vector<int>& out, IntBounds b) { read_int_list(r, key, out, b.min, b.max); }
+  void list(const char* key, std::vector<bool>& out) { read_bool_list(r, key, out); }
+  template <NamedEnum E>
+  void list(const char* key, std::vector<E>& out) {
+    read_enum_list(r, key, out);
+  }
+};
+
+// Writes the fields a field list names into a JSON object, enums by their names.
+struct FieldWriter {
+  json& j;
+  template <class T, class... Bounds>
+  void field(const char* key, const T& v, Bounds...) {
+    if constexpr (NamedEnum<T>) j[key] = to_string(v);
+    else j[key] = v;
+  }
+};
 
 }  // namespace vtrain::detail

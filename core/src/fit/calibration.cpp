@@ -1,12 +1,16 @@
 #include "vtrain/calibration.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <tuple>
 
+#include <nlohmann/json.hpp>
+
+#include "common/parallel.hpp"
 #include "vtrain/simulate.hpp"
 
 namespace vtrain {
@@ -211,21 +215,18 @@ void set_parameter(Profile& p, const std::string& name, double value) {
 }
 
 double evaluate_profile(const Profile& profile, const std::vector<MeasurementSet>& sets,
-                        const ValidationSetup& setup, const ParallelFor& parallel_for,
-                        std::vector<SetError>* errors) {
+                        const ValidationSetup& setup, int threads, std::vector<SetError>* errors) {
   double total = 0;
   if (errors) errors->clear();
   for (const auto& set : sets) {
     std::vector<double> err(set.runs.size(), 0.0);
-    auto body = [&](int i) {
+    auto body = [&](int i, int) {
       auto r = simulate(config_for_run(set.runs[i], setup), &profile);
       err[i] = r.ok() ? (r.value().iteration_time_s * 1e3 - set.runs[i].measured_ms) / set.runs[i].measured_ms * 100
                       : 1e6;
     };
     const int n = static_cast<int>(set.runs.size());
-    if (parallel_for) parallel_for(n, body);
-    else
-      for (int i = 0; i < n; ++i) body(i);
+    detail::parallel_for(n, threads, body);
     double sum = 0, mx = 0;
     for (double e : err) {
       sum += std::abs(e);
@@ -269,7 +270,7 @@ FitResult fit_profile(const Profile& start, const std::vector<FitParameter>& par
   int evals = 0;
   auto objective = [&](const Vec& x) {
     for (size_t i = 0; i < params.size(); ++i) set_parameter(work, params[i].name, from_unit(x[i], params[i]));
-    const double v = evaluate_profile(work, sets, setup, options.parallel_for);
+    const double v = evaluate_profile(work, sets, setup, options.threads);
     if (options.progress) options.progress(evals, v);
     return v;
   };
@@ -312,7 +313,7 @@ FitResult fit_profile(const Profile& start, const std::vector<FitParameter>& par
     if (s == 0 || value < best_value) best_z = z, best_value = value;
   }
   for (size_t i = 0; i < params.size(); ++i) set_parameter(result.profile, params[i].name, from_unit(best_z[i], params[i]));
-  result.objective = evaluate_profile(result.profile, sets, setup, options.parallel_for, &result.errors);
+  result.objective = evaluate_profile(result.profile, sets, setup, options.threads, &result.errors);
   result.evaluations = evals;
   return result;
 }
@@ -361,6 +362,274 @@ CrossValidation cross_validate(const Profile& start, const std::vector<FitParame
     cv.held_out.push_back(e);
   }
   return cv;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The calibration of the bundled A100 profiles
+
+namespace {
+
+using nlohmann::json;
+
+// The fitted parameters at their nominal values, with the hardware figures and provenance of `hw`:
+// a fixed start makes the fit repeatable.
+Profile nominal_profile(const Profile& hw) {
+  Profile p;
+  p.name = hw.name;
+  p.display_name = hw.display_name;
+  p.peak_fp16_tflops = hw.peak_fp16_tflops;
+  p.peak_fp32_tflops = hw.peak_fp32_tflops;
+  p.hbm_GiB = hw.hbm_GiB;
+  p.hbm_GBps = hw.hbm_GBps;
+  p.sm_count = hw.sm_count;
+  p.board_power_W = hw.board_power_W;
+  p.intra_node_GBps = hw.intra_node_GBps;
+  p.inter_node_Gbps = hw.inter_node_Gbps;
+  p.gpus_per_node = hw.gpus_per_node;
+  p.gemm_tiles = {{256, 128, 1.0}, {128, 128, 0.95}, {128, 64, 0.85}, {64, 64, 0.7}};
+  // Not fitted: left free, it trades off against the peak and memory-bound fractions, and the
+  // cross-validation's folds scattered it across its range (README, "What the model fits").
+  p.gemm_k_half = 256;
+  // Not fitted either: NCCL's own tuning model gives a ring 9.6 us a step across the network
+  // (src/graph/tuning.cc, ring, Simple protocol). Fitted, the per-step latency took what the
+  // measurements charge once a collective (the tensor-parallel groups across two nodes) and
+  // multiplied it by the steps of the 64-node rings (README, "What the model fits").
+  p.inter_node_latency_us = 9.6;
+  p.attention_fwd_efficiency = hw.attention_fwd_efficiency;
+  p.attention_bwd_efficiency = hw.attention_bwd_efficiency;
+  p.optimizer_bytes_per_param = hw.optimizer_bytes_per_param;
+  p.runtime_reserved_GiB = hw.runtime_reserved_GiB;
+  p.provenance = hw.provenance;
+  return p;
+}
+
+// Errors of a parsed input, named by where the input is: "/single-node/line/12/hidden size".
+void prefixed(const Diagnostics& found, const std::string& prefix, Diagnostics& errors) {
+  for (Diagnostic d : found) {
+    d.pointer = prefix + d.pointer;
+    d.message = prefix + d.message;
+    errors.push_back(std::move(d));
+  }
+}
+
+// The least and most of one column over runs, e.g. &MeasuredRun::num_gpus.
+std::pair<int, int> run_range(const std::vector<MeasuredRun>& runs, int MeasuredRun::*column) {
+  int lo = 0, hi = 0;
+  for (const MeasuredRun& r : runs) {
+    lo = lo == 0 ? r.*column : std::min(lo, r.*column);
+    hi = std::max(hi, r.*column);
+  }
+  return {lo, hi};
+}
+
+json set_errors_json(const std::vector<SetError>& errors, const std::vector<MeasurementSet>& sets) {
+  json j = json::array();
+  for (const auto& e : errors) {
+    json entry = {{"set", e.name}, {"runs", e.runs}, {"mape_percent", e.mape_percent},
+                  {"max_abs_error_percent", e.max_abs_error_percent}};
+    for (const auto& s : sets)
+      if (s.name == e.name) {
+        const auto [gpus_lo, gpus_hi] = run_range(s.runs, &MeasuredRun::num_gpus);
+        const auto [hidden_lo, hidden_hi] = run_range(s.runs, &MeasuredRun::hidden);
+        entry["gpus"] = json::array({gpus_lo, gpus_hi});
+        entry["hidden"] = json::array({hidden_lo, hidden_hi});
+      }
+    j.push_back(entry);
+  }
+  return j;
+}
+
+// The fitted profile against the published runs (profiles/published), which no fit sees: the
+// iteration-time files, grouped by the framework that trained them.
+Outcome<std::vector<PublishedAccuracy>> published_accuracy(const Profile& profile) {
+  const struct {
+    const char* framework;
+    std::vector<const char*> files;
+  } groups[] = {{"Megatron-LM", {"megatron-a100", "narayanan-a100"}},
+                {"DeepSpeed", {"mt-nlg-a100", "bloom-a100"}},
+                {"Megatron-DeepSpeed", {"vtrain-175b-a100"}}};
+  std::vector<PublishedAccuracy> out;
+  Diagnostics errors;
+  for (const auto& g : groups) {
+    PublishedAccuracy a;
+    a.framework = g.framework;
+    std::vector<MeasuredRun> runs;
+    for (const char* name : g.files) {
+      const PublishedMeasurements* file = published_measurements().find(name);
+      if (!file) {
+        errors.push_back(make_diagnostic("missing", std::string("/published/") + name, "is not among the published files"));
+        continue;
+      }
+      auto parsed = parse_measurements(file->csv_text);
+      if (!parsed.ok()) {
+        prefixed(parsed.errors(), "/published/" + file->name, errors);
+        continue;
+      }
+      runs.insert(runs.end(), parsed.value().begin(), parsed.value().end());
+      a.files.push_back(file->path);
+    }
+    if (!errors.empty()) continue;
+    auto report = validate_runs(runs, ValidationSetup{}, &profile);
+    if (!report.ok()) return report.errors();
+    a.runs = static_cast<int>(runs.size());
+    a.mape_percent = report.value().mape_percent;
+    a.max_abs_error_percent = report.value().max_abs_error_percent;
+    std::tie(a.gpus_min, a.gpus_max) = run_range(runs, &MeasuredRun::num_gpus);
+    std::tie(a.hidden_min, a.hidden_max) = run_range(runs, &MeasuredRun::hidden);
+    out.push_back(a);
+  }
+  if (!errors.empty()) return errors;
+  return out;
+}
+
+// Phase 1 of calibrate(): the measurements, parsed; errors name the input.
+Outcome<std::vector<MeasurementSet>> measurement_sets(const CalibrationInputs& in) {
+  std::vector<MeasurementSet> sets;
+  Diagnostics errors;
+  for (const auto& [name, text] : {std::pair<const char*, const std::string*>{"single-node", &in.single_node_csv},
+                                   std::pair<const char*, const std::string*>{"multi-node", &in.multi_node_csv}}) {
+    auto runs = parse_measurements(*text);
+    if (!runs.ok()) prefixed(runs.errors(), std::string("/") + name, errors);
+    else sets.push_back({name, runs.value()});
+  }
+  if (!errors.empty()) return errors;
+  if (in.only.empty()) return sets;
+  std::vector<MeasurementSet> kept;
+  for (auto& s : sets)
+    if (s.name == in.only) kept.push_back(s);
+  if (kept.empty())
+    return Outcome<std::vector<MeasurementSet>>::fail(
+        "unknown_set", "/only", "/only: no set named \"" + in.only + "\" (single-node, multi-node)");
+  return kept;
+}
+
+// Phase 2: the intra-node all-reduce curves, one per group size.
+Outcome<std::vector<AllreduceReport>> fit_allreduce_curves(const std::vector<AllreduceMeasurements>& given) {
+  if (given.empty())
+    return Outcome<std::vector<AllreduceReport>>::fail("missing", "/allreduce", "/allreduce: no all-reduce measurements");
+  std::vector<AllreduceReport> out;
+  for (const AllreduceMeasurements& m : given) {
+    auto points = parse_allreduce_csv(m.csv_text);
+    if (!points.ok()) {
+      Diagnostics errors;
+      prefixed(points.errors(), "/allreduce/" + std::to_string(m.gpus), errors);
+      return errors;
+    }
+    out.push_back({m.gpus, static_cast<int>(points.value().size()), fit_allreduce(m.gpus, points.value())});
+  }
+  return out;
+}
+
+// Phase 4: what each profile records of how it was made.
+json calibration_provenance(const CalibrationInputs& in, const Profile& start, const CalibrationReport& r,
+                            const std::vector<MeasurementSet>& sets) {
+  json fitted = json::object();
+  for (const auto& p : r.parameters)
+    fitted[p.name] = {{"value", get_parameter(r.fit.profile, p.name)}, {"lower", p.lower}, {"upper", p.upper}};
+  json collectives = json::array();
+  for (const AllreduceReport& a : r.allreduce)
+    collectives.push_back({{"gpus", a.gpus}, {"points", a.points}, {"mean_error_percent", a.fit.mean_error_percent},
+                           {"max_error_percent", a.fit.max_error_percent}});
+  json published = json::array();
+  for (const PublishedAccuracy& a : r.published)
+    published.push_back({{"set", "published"}, {"framework", a.framework}, {"runs", a.runs},
+                         {"mape_percent", a.mape_percent}, {"max_abs_error_percent", a.max_abs_error_percent},
+                         {"gpus", json::array({a.gpus_min, a.gpus_max})},
+                         {"hidden", json::array({a.hidden_min, a.hidden_max})}, {"files", a.files}});
+  const ValidationSetup& setup = in.setup;
+  json cal = {
+      {"command", "vtrain calibrate" + std::string(in.folds > 1 ? " --cv " + std::to_string(in.folds) : "") +
+                      (in.starts != 1 ? " --starts " + std::to_string(in.starts) : "")},
+      {"fit", {{"starts", in.starts}, {"max_evaluations_per_start", in.max_evaluations}}},
+      {"setup", {{"gpus_per_node", setup.gpus_per_node},
+                 {"intra_node_GBps", setup.intra_node_GBps > 0 ? setup.intra_node_GBps : start.intra_node_GBps},
+                 {"inter_node_Gbps", setup.inter_node_Gbps},
+                 {"vocab", setup.vocab},
+                 {"recompute", to_string(setup.recompute)},
+                 {"attention", to_string(setup.attention)},
+                 {"precision", to_string(setup.precision)}}},
+      {"fitted_parameters", fitted},
+      {"in_sample", set_errors_json(r.fit.errors, sets)},
+      {"published", published},
+      {"intra_node_fit", collectives},
+      {"evaluations", r.fit.evaluations}};
+  if (r.cross_validated)
+    cal["cross_validation"] = {{"folds", in.folds},
+                               {"grouping", "whole model sizes (hidden size, layers) per fold"},
+                               {"held_out", set_errors_json(r.cross_validation.held_out, sets)}};
+  return cal;
+}
+
+// Phase 5: the 80 GB profile with its provenance, and the 40 GB board derived from it.
+std::vector<Profile> calibrated_profiles(const Profile& fitted, const json& calibration) {
+  Profile out80 = fitted;
+  json prov = out80.provenance.is_object() ? out80.provenance : json::object();
+  prov["compute"] =
+      "fitted by `vtrain calibrate` to the measured iteration times of ../shared/validation "
+      "(single_node_calibration.csv, multi_node_calibration.csv: Megatron-DeepSpeed GPT runs on "
+      "A100 SXM4 published with vTrain, Bang et al. MICRO'24); Nelder-Mead minimizing the mean of "
+      "the two sets' MAPE; flash-attention efficiencies from Dao 2023 (FlashAttention-2, A100 "
+      "causal, head dimension 128), not fitted";
+  prov["communication"] =
+      "intra_node: max(floor, latency + 2(n-1)/n bytes / busbw) fitted per group size to "
+      "../shared/measurements/a100-nccl-allreduce (nccl-tests, 1 MiB to 1 GiB) with relative "
+      "error weighted evenly over log(size); across nodes a ring of 2(k-1) steps (k nodes) at "
+      "inter_node_latency_us each, 9.6 us from NCCL's tuning model (src/graph/tuning.cc, ring, "
+      "Simple protocol, network), not fitted; the other parameters fitted with the compute ones";
+  prov["calibration"] = calibration;
+  out80.provenance = prov;
+
+  Profile out40 = out80;
+  out40.name = "a100-sxm4-40gb";
+  out40.display_name = "NVIDIA A100 SXM4 40GB";
+  out40.hbm_GiB = 40;
+  out40.hbm_GBps = 1555;
+  out40.provenance["hardware"] =
+      "NVIDIA A100 Tensor Core GPU datasheet (2021): as the 80 GB board but 40 GB HBM2 at 1555 GB/s";
+  out40.provenance["calibration"]["note"] =
+      "the fitted efficiencies of a100-sxm4-80gb, applied to this board's memory bandwidth";
+  return {out80, out40};
+}
+
+}  // namespace
+
+Outcome<CalibrationReport> calibrate(const CalibrationInputs& in) {
+  const auto t0 = std::chrono::steady_clock::now();
+  // A fixed starting point makes the fit repeatable: the bundled profile's hardware figures and
+  // provenance with every fitted parameter at its nominal value (or the start given).
+  const Profile* bundled = bundled_profiles().find("a100-sxm4-80gb");
+  Profile start = in.has_start ? in.start : nominal_profile(bundled ? *bundled : Profile{});
+  auto sets = measurement_sets(in);
+  if (!sets.ok()) return sets.errors();
+  CalibrationReport report;
+  auto allreduce = fit_allreduce_curves(in.allreduce);
+  if (!allreduce.ok()) return allreduce.errors();
+  report.allreduce = allreduce.value();
+
+  // Phase 3: the operator and communication parameters against iteration times, then (with
+  // folds) the cross-validation and the published runs no fit sees.
+  start.intra_node.clear();
+  for (const AllreduceReport& a : report.allreduce) start.intra_node.push_back(a.fit.fit);
+  FitOptions options;
+  options.max_evaluations = in.max_evaluations;
+  options.restarts = 4;
+  options.starts = in.starts;
+  options.threads = in.threads;
+  options.progress = in.progress;
+  report.parameters = default_fit_parameters();
+  report.fit = fit_profile(start, report.parameters, sets.value(), in.setup, options);
+  if (in.folds > 1) {
+    FitOptions cv_options = options;
+    cv_options.progress = {};
+    report.cross_validated = true;
+    report.cross_validation = cross_validate(start, report.parameters, sets.value(), in.setup, in.folds, cv_options);
+  }
+  auto published = published_accuracy(report.fit.profile);
+  if (!published.ok()) return published.errors();
+  report.published = published.value();
+  report.profiles = calibrated_profiles(report.fit.profile, calibration_provenance(in, start, report, sets.value()));
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return report;
 }
 
 }  // namespace vtrain

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "common/embedded.hpp"
 #include "iteration/kernels.hpp"
 #include "vtrain/model.hpp"
 #include "vtrain/profile.hpp"
@@ -110,17 +111,22 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
       errors.push_back(make_diagnostic("value", pointer, "must be " + names + ", got \"" + s + "\""));
       ok = false;
     };
+    // A cell that names a value of an enum as a config names it (vtrain/enums.hpp).
+    const auto choose_named = [&](auto& out) {
+      using E = std::remove_reference_t<decltype(out)>;
+      if (from_string(s, out)) return;
+      errors.push_back(make_diagnostic("value", pointer, "must be " + enum_choices<E>(" or ") + ", got \"" + s + "\""));
+      ok = false;
+    };
     if (name == "recompute") {
       r.has_recompute = true;
-      choose(r.recompute, {{"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}});
+      choose_named(r.recompute);
     } else if (name == "position embedding") {
       r.has_position = true;
-      choose(r.position, {{"learned", PositionEmbedding::learned},
-                          {"rope", PositionEmbedding::rope},
-                          {"alibi", PositionEmbedding::alibi}});
+      choose_named(r.position);
     } else if (name == "precision") {
       r.has_precision = true;
-      choose(r.precision, {{"fp16", Precision::fp16}, {"bf16", Precision::bf16}});
+      choose_named(r.precision);
     } else if (name == "sequence parallelism") {
       choose(r.sequence_parallel, {{"yes", true}, {"no", false}});
     } else if (name == "launch blocking") {
@@ -315,22 +321,22 @@ std::vector<std::string> unread_columns(std::string_view text) {
   return out;
 }
 
+const Registry<PublishedMeasurements>& published_measurements() {
+  static const Registry<PublishedMeasurements> files([] {
+    std::vector<PublishedMeasurements> v;
+    for (const detail::EmbeddedFile& f : detail::embedded_measurements())
+      v.push_back({f.name, std::string("profiles/published/") + f.name + ".csv", f.text});
+    return v;
+  }());
+  return files;
+}
+
 SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
   SimConfig c;
-  ModelConfig& m = c.model;
-  m.name = "measured";
-  m.layers = run.layers;
-  m.hidden = run.hidden;
-  m.heads = run.heads;
-  m.kv_heads = run.heads;
-  m.seq_len = run.seq_len;
-  m.vocab = run.vocab > 0 ? run.vocab : setup.vocab;
-  m.ffn_hidden = 4 * run.hidden;
-  m.mlp = Mlp::gelu;
-  m.tied_embeddings = true;
-  m.norm = Norm::layernorm;
-  m.position = run.has_position ? run.position : PositionEmbedding::learned;
-  m.bias = true;
+  // The measured runs are GPT models (Megatron-LM's and DeepSpeed's GPT), some with other positions.
+  c.model = gpt_model("measured", run.layers, run.hidden, run.heads, run.vocab > 0 ? run.vocab : setup.vocab,
+                      run.seq_len);
+  if (run.has_position) c.model.position = run.position;
   c.cluster.gpu = setup.gpu;
   c.cluster.num_gpus = run.tp * run.pp * run.dp;
   c.cluster.gpus_per_node = setup.gpus_per_node;
@@ -361,10 +367,7 @@ SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
 Outcome<ValidationReport> validate_runs(const std::vector<MeasuredRun>& runs, const ValidationSetup& setup,
                                         const Profile* profile) {
   // Every run uses the setup's GPU: an unknown one is one error, not one a row.
-  if (!profile && !find_profile(setup.gpu))
-    return Outcome<ValidationReport>::fail("unknown_gpu", "/gpu",
-                                           "/gpu: no profile named \"" + setup.gpu + "\"; bundled profiles are " +
-                                               bundled_profile_names());
+  if (!profile && !bundled_profiles().find(setup.gpu)) return Diagnostics{unknown_gpu(setup.gpu, "/gpu")};
   ValidationReport report;
   Diagnostics errors;
   double sum = 0;

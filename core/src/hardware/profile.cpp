@@ -3,20 +3,15 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/embedded.hpp"
 #include "common/json_reader.hpp"
+#include "vtrain/config.hpp"
 
 namespace vtrain {
 
 using nlohmann::json;
 using detail::ObjectReader;
 
-// Defined in the generated profiles_embedded.cpp.
-struct EmbeddedProfile {
-  const char* name;
-  const char* json_text;
-};
-extern const EmbeddedProfile kEmbeddedProfiles[];
-extern const int kEmbeddedProfileCount;
 
 namespace {
 
@@ -174,7 +169,7 @@ Outcome<Profile> parse_profile(const json& j) {
       for (size_t i = 0; i < table->size(); ++i) {
         OperatorMeasurement m;
         ObjectReader mr(&(*table)[i], "/operator_table/" + std::to_string(i), e);
-        mr.read_enum("op", m.op, {{"gemm", std::string("gemm")}});
+        mr.read_enum("op", m.op);
         int mm = 0, nn = 0, kk = 0, bb = 1;
         mr.read("m", mm, 1, 2000000000);
         mr.read("n", nn, 1, 2000000000);
@@ -207,7 +202,7 @@ json to_json(const Profile& p) {
                      {"busbw_GBps", c.busbw_GBps}});
   json table = json::array();
   for (const auto& m : p.operator_table)
-    table.push_back({{"op", m.op}, {"m", m.m}, {"n", m.n}, {"k", m.k}, {"batch", m.batch}, {"time_us", m.time_us}});
+    table.push_back({{"op", to_string(m.op)}, {"m", m.m}, {"n", m.n}, {"k", m.k}, {"batch", m.batch}, {"time_us", m.time_us}});
   json j = {
       {"name", p.name},
       {"display_name", p.display_name},
@@ -249,31 +244,24 @@ json to_json(const Profile& p) {
   return j;
 }
 
-const std::vector<Profile>& bundled_profiles() {
+const Registry<Profile>& bundled_profiles() {
   // Bundled profiles are checked by the test suite; one that fails to parse is a build bug.
-  static const std::vector<Profile> profiles = [] {
+  static const Registry<Profile> profiles([] {
     std::vector<Profile> v;
-    for (int i = 0; i < kEmbeddedProfileCount; ++i) {
-      json j = json::parse(kEmbeddedProfiles[i].json_text, nullptr, false);
+    for (const detail::EmbeddedFile& f : detail::embedded_profiles()) {
+      json j = json::parse(f.text, nullptr, false);
       if (j.is_discarded()) continue;
       auto parsed = parse_profile(j);
       if (parsed.ok()) v.push_back(std::move(parsed).value());
     }
     return v;
-  }();
+  }());
   return profiles;
 }
 
-const Profile* find_profile(const std::string& name) {
-  for (const auto& p : bundled_profiles())
-    if (p.name == name) return &p;
-  return nullptr;
-}
-
-std::string bundled_profile_names() {
-  std::string s;
-  for (const auto& p : bundled_profiles()) s += (s.empty() ? "" : ", ") + p.name;
-  return s;
+Diagnostic unknown_gpu(const std::string& name, const std::string& pointer) {
+  return make_diagnostic("unknown_gpu", pointer,
+                         "no profile named \"" + name + "\"; bundled profiles are " + bundled_profiles().names_text());
 }
 
 }  // namespace vtrain

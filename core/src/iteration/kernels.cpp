@@ -304,7 +304,7 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
 
 double gemm_s(const Profile& prof, double m, double n, double k, double batch, double extra_bytes) {
   for (const auto& t : prof.operator_table) {
-    if (t.m == m && t.n == n && t.k == k && t.batch == batch) return t.time_us * 1e-6;
+    if (t.op == MeasuredOp::gemm && t.m == m && t.n == n && t.k == k && t.batch == batch) return t.time_us * 1e-6;
   }
   const double sms = prof.sm_count;
   const double peak = prof.peak_fp16_tflops * 1e12 * prof.gemm_max_efficiency;

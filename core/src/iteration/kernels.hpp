@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "iteration/comm.hpp"
+#include "iteration/communication.hpp"
 #include "vtrain/config.hpp"
 #include "vtrain/profile.hpp"
 

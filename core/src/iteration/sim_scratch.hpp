@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "iteration/comm.hpp"
+#include "iteration/communication.hpp"
 #include "iteration/kernels.hpp"
 #include "iteration/pipeline.hpp"
 #include "vtrain/simulate.hpp"

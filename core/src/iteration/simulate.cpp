@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "iteration/comm.hpp"
+#include "iteration/communication.hpp"
 #include "iteration/kernels.hpp"
 #include "iteration/memory.hpp"
 #include "iteration/pipeline.hpp"
@@ -20,31 +20,6 @@ double Breakdown::total() const {
 
 double MemoryBreakdown::total() const {
   return weights + gradients + optimizer_states + activations + buffers;
-}
-
-const char* to_string(BlockKind k) {
-  switch (k) {
-    case BlockKind::forward: return "forward";
-    case BlockKind::recompute: return "recompute";
-    case BlockKind::backward: return "backward";
-    case BlockKind::pp_send: return "pp_send";
-    case BlockKind::dp_comm: return "dp_comm";
-    case BlockKind::embedding_comm: return "embedding_comm";
-    case BlockKind::optimizer: return "optimizer";
-  }
-  return "forward";
-}
-
-const char* to_string(WarningCode c) {
-  switch (c) {
-    case WarningCode::uneven_stages: return "uneven_stages";
-    case WarningCode::no_effect: return "no_effect";
-    case WarningCode::tp_across_nodes: return "tp_across_nodes";
-    case WarningCode::out_of_memory: return "out_of_memory";
-    case WarningCode::timeline_omitted: return "timeline_omitted";
-    case WarningCode::overlap_slower: return "overlap_slower";
-  }
-  return "no_effect";
 }
 
 namespace {
@@ -178,15 +153,15 @@ void select_accuracy(const Profile& prof, int num_gpus, int gpus_per_node, int h
     if (a.set == "published" && &a != published) also.push_back(a);
 }
 
-const char* kind_name(KernelKind k) {
+OperatorKind operator_kind(KernelKind k) {
   switch (k) {
-    case KernelKind::gemm: return "gemm";
+    case KernelKind::gemm: return OperatorKind::gemm;
     case KernelKind::attention_fwd:
-    case KernelKind::attention_bwd: return "attention";
-    case KernelKind::memory: return "memory";
-    case KernelKind::collective: return "collective";
+    case KernelKind::attention_bwd: return OperatorKind::attention;
+    case KernelKind::memory: return OperatorKind::memory;
+    case KernelKind::collective: return OperatorKind::collective;
   }
-  return "memory";
+  return OperatorKind::memory;
 }
 
 // The kernels of one micro-batch summed per (block, operator), in the order operators first run.
@@ -210,7 +185,7 @@ std::vector<OperatorTime> operator_times(const LayerKernels& lk) {
         OperatorTime o;
         o.block = list.block;
         o.name = k.op;
-        o.kind = kind_name(k.kind);
+        o.kind = operator_kind(k.kind);
         out.push_back(std::move(o));
         it = out.end() - 1;
       }
@@ -274,53 +249,12 @@ bool stages_share_node(const PlanConfig& p, int gpus_per_node, int a, int b) {
   return true;
 }
 
-}  // namespace
-
-Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_override) {
-  return simulate(config, profile_override, nullptr);
-}
-
-Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_override, SimScratch* scratch) {
-  const Profile* prof = profile_override ? profile_override : find_profile(config.cluster.gpu);
-  if (!prof) {
-    return Outcome<SimResult>::fail("unknown_gpu", "/cluster/gpu",
-                                    "/cluster/gpu: no profile named \"" + config.cluster.gpu +
-                                        "\"; bundled profiles are " + bundled_profile_names());
-  }
-  Diagnostics rules = check_sim_config(config);
-  if (!rules.empty()) return rules;
-
-  SimResult r;
-  r.config = config;
-  ClusterConfig& cl = r.config.cluster;
-  if (cl.intra_node_GBps <= 0) cl.intra_node_GBps = prof->intra_node_GBps;
-  if (cl.inter_node_Gbps <= 0) cl.inter_node_Gbps = prof->inter_node_Gbps;
-  const ModelConfig& m = config.model;
-  const PlanConfig& p = config.plan;
+// The warnings a plan earns from its settings alone, before anything is timed.
+void note_settings(const ModelConfig& m, const PlanConfig& p, SimResult& r) {
   const int P = p.pp, V = p.virtual_stages;
-  const int M = micro_batches_per_iteration(p);
-  r.micro_batches = M;
-  const int gpn = cl.gpus_per_node;
-  const Fabric fabric = make_fabric(*prof, cl);
-  const HostCost issue_s{prof->host_issue_us * 1e-6, prof->host_issue_backward_us * 1e-6,
-                         prof->host_layer_us * 1e-6,
-                         prof->collective_sync_us * 1e-6 * expected_max_normal(p.tp),
-                         prof->host_microbatch_us * 1e-6, p.launch_blocking};
-  // A blocking launch returns only when its kernel has finished: nothing runs beside anything else.
-  const bool dp_overlap = p.dp_overlap && !p.launch_blocking;
-  const bool p2p_overlap = p.p2p_overlap && !p.launch_blocking;
-
-  // Kernels of one micro-batch, timed once: every layer of the plan has the same shapes.
-  const long long ranks = static_cast<long long>(p.tp) * p.pp * p.dp;
-  const GroupShape tp_group = group_shape(p.tp, 1, ranks, gpn);
-  LayerKernels own_kernels;
-  const LayerKernels& lk = timed_kernels(config, *prof, fabric, tp_group, scratch, own_kernels);
-  r.details.layer_forward_s = sum_time(lk.layer_fwd);
-  r.details.layer_backward_s = sum_time(lk.layer_bwd);
-  r.details.layer_recompute_s = sum_time(lk.layer_recompute);
-  r.details.tp_nodes = tp_group.nodes;
   r.details.layers_per_stage = stage_layers(m, p, 0) * V;  // the most any stage holds
-  if (m.layers % (P * V) != 0)
+  r.details.even_stages = m.layers % (P * V) == 0;
+  if (!r.details.even_stages)
     r.warnings.push_back(
         {WarningCode::uneven_stages, "/plan/pp",
          "pipeline parallelism " + std::to_string(P) + " does not divide the " + std::to_string(m.layers) +
@@ -354,22 +288,34 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
                             "with launch blocking, every kernel launch waits for its kernel to finish, so nothing "
                             "overlaps: " + list + (off.size() == 1 ? " has" : " have") + " no effect"});
   }
-  if (config.output.operators) r.operators = operator_times(lk);
-  if (tp_group.nodes > 1)
-    r.warnings.push_back({WarningCode::tp_across_nodes, "/plan/tp",
-                          "a tensor-parallel group spans " + std::to_string(tp_group.nodes) +
-                              " nodes: its collectives cross the network"});
+}
 
-  // Blocks of each (stage, chunk); at most eight distinct kinds (first/last model chunk or not,
-  // and one layer more or not where the stages are uneven).
-  PipelineInput in;
+// Everything a simulation's phases share: the plan, where its groups lie, and its timed kernels.
+struct Setting {
+  const ModelConfig& m;
+  const PlanConfig& p;
+  const Profile& prof;
+  Fabric fabric;
+  int P, V, M;                  // stages, chunks per stage, micro-batches per iteration
+  int gpn;                      // GPUs per node
+  long long ranks;              // tp x pp x dp
+  GroupShape tp_group;
+  HostCost issue_s;
+  bool dp_overlap, p2p_overlap;  // as they take effect (a blocking launch overlaps nothing)
+};
+
+// The pipeline's blocks and transfers. Blocks of each (stage, chunk): at most eight distinct kinds
+// (first/last model chunk or not, and one layer more or not where the stages are uneven), each timed
+// once. Transfers: each TP rank sends its 1/tp slice, the receiver all-gathers it in-node.
+void pipeline_input(const Setting& x, const LayerKernels& lk, bool record, PipelineInput& in, SimDetails& details) {
+  const ModelConfig& m = x.m;
+  const PlanConfig& p = x.p;
+  const int P = x.P, V = x.V;
   in.stages = P;
   in.chunks = V;
-  in.micro_batches = M;
-  in.blocking_sends = !p2p_overlap;
-  const bool want_timeline = config.output.timeline &&
-                             3.0 * P * V * M + 4.0 * P <= kMaxTimelineBlocks;
-  in.record = want_timeline;
+  in.micro_batches = x.M;
+  in.blocking_sends = !x.p2p_overlap;
+  in.record = record;
   BlockProfile fwd_kind[2][2][2], bwd_kind[2][2][2];
   bool made[2][2][2] = {};
   const int fewest_layers = m.layers / (P * V);
@@ -382,8 +328,8 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
       const int idx = c * P + s;
       const bool first = idx == 0, last = idx == P * V - 1;
       if (!made[first][last][more]) {
-        fwd_kind[first][last][more] = forward_block(lk, layers, first, last, issue_s);
-        bwd_kind[first][last][more] = backward_block(lk, layers, first, last, issue_s);
+        fwd_kind[first][last][more] = forward_block(lk, layers, first, last, x.issue_s);
+        bwd_kind[first][last][more] = backward_block(lk, layers, first, last, x.issue_s);
         made[first][last][more] = true;
       }
       in.fwd[s * V + c] = fwd_kind[first][last][more];
@@ -391,64 +337,78 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
     }
   }
 
-  // Pipeline transfers: each TP rank sends its 1/tp slice, the receiver all-gathers it in-node.
   const double T = static_cast<double>(p.micro_batch) * m.seq_len;
   const double act_bytes = T * m.hidden * kHalfBytes;
   const double slice = act_bytes / p.tp;
   const double regather = (p.sequence_parallel || p.tp == 1)
                               ? 0.0
-                              : collective_s(*prof, fabric, tp_group, CollectiveKind::all_gather, act_bytes);
+                              : collective_s(x.prof, x.fabric, x.tp_group, CollectiveKind::all_gather, act_bytes);
   in.send_fwd_s.assign(P, 0.0);
   in.send_bwd_s.assign(P, 0.0);
   for (int s = 0; s < P && P > 1; ++s) {
     const int next = (s + 1) % P, prev = (s + P - 1) % P;
-    in.send_fwd_s[s] = p2p_s(*prof, fabric, stages_share_node(p, gpn, s, next), slice) + regather;
-    in.send_bwd_s[s] = p2p_s(*prof, fabric, stages_share_node(p, gpn, s, prev), slice) + regather;
-    r.details.p2p_send_s = std::max({r.details.p2p_send_s, in.send_fwd_s[s], in.send_bwd_s[s]});
+    in.send_fwd_s[s] = p2p_s(x.prof, x.fabric, stages_share_node(p, x.gpn, s, next), slice) + regather;
+    in.send_bwd_s[s] = p2p_s(x.prof, x.fabric, stages_share_node(p, x.gpn, s, prev), slice) + regather;
+    details.p2p_send_s = std::max({details.p2p_send_s, in.send_fwd_s[s], in.send_bwd_s[s]});
   }
+}
 
-  PipelineOutcome own_pipeline;
-  const PipelineOutcome& po = run_pipeline(in, scratch, own_pipeline);
-  if (!po.ok) return Outcome<SimResult>::fail("internal", "/plan", "/plan: the pipeline schedule deadlocked");
+// What follows each stage's last backward: its gradient reduction over the data-parallel replicas
+// (overlapped bucket by bucket, or after the backward), the tied embedding's all-reduce, the
+// optimizer step and ZeRO-1's all-gather; then the synchronization of all stages.
+struct StageTails {
+  std::vector<double> reduce_end, dp_end, opt_s, gather_s;  // per stage (s)
+  double sync = 0;               // when every stage's reductions are done (s)
+  double sync_after = 0;         // the same had every reduction run after the backward (s)
+  double buckets_per_chunk = 0;  // overlapped reduction's buckets (count)
+  int dp_nodes = 1;              // nodes one data-parallel group spans (count)
+};
 
-  // Gradient reduction over data-parallel replicas, the tied-embedding all-reduce, optimizer.
-  const std::vector<double> local_params = stage_local_parameters(m, p);
+StageTails after_pipeline(const Setting& x, const PipelineOutcome& po, const std::vector<double>& local_params,
+                          SimDetails& details) {
+  const ModelConfig& m = x.m;
+  const PlanConfig& p = x.p;
+  const Profile& prof = x.prof;
+  const int P = x.P, V = x.V;
   const double grad_bytes = p.precision == Precision::bf16 ? 4.0 : 2.0;
   const long long dp_stride = p.placement == Placement::tp_dp_pp ? p.tp : static_cast<long long>(p.tp) * p.pp;
-  const GroupShape dp_group = group_shape(p.dp, dp_stride, ranks, gpn);
-  r.details.dp_nodes = dp_group.nodes;
+  const GroupShape dp_group = group_shape(p.dp, dp_stride, x.ranks, x.gpn);
+  StageTails t;
+  t.dp_nodes = dp_group.nodes;
+  details.dp_nodes = dp_group.nodes;
   // ZeRO-1 needs each rank's shard of the summed gradients only: a reduce-scatter, unless the
   // implementation all-reduces them whole and each rank keeps its shard (DeepSpeed's bf16 optimizer).
   const CollectiveKind reduce_kind = p.zero_stage >= 1 && !p.zero_all_reduce ? CollectiveKind::reduce_scatter
                                                                              : CollectiveKind::all_reduce;
   const bool tied_split = m.tied_embeddings && P > 1;
   const double emb_bytes = static_cast<double>(padded_vocab(m, p.tp)) / p.tp * m.hidden * grad_bytes;
-  const GroupShape emb_group{2, stages_share_node(p, gpn, 0, P - 1) ? 2 : 1,
-                             stages_share_node(p, gpn, 0, P - 1) ? 1 : 2};
-  const double emb_s = tied_split ? collective_s(*prof, fabric, emb_group, CollectiveKind::all_reduce, emb_bytes) : 0.0;
-  r.details.embedding_allreduce_s = emb_s;
-  const double hbm = prof->hbm_GBps * 1e9 * prof->memory_efficiency;
+  const GroupShape emb_group{2, stages_share_node(p, x.gpn, 0, P - 1) ? 2 : 1,
+                             stages_share_node(p, x.gpn, 0, P - 1) ? 1 : 2};
+  const double emb_s =
+      tied_split ? collective_s(prof, x.fabric, emb_group, CollectiveKind::all_reduce, emb_bytes) : 0.0;
+  details.embedding_allreduce_s = emb_s;
+  const double hbm = prof.hbm_GBps * 1e9 * prof.memory_efficiency;
 
-  std::vector<double> reduce_end(P), dp_end(P), opt_s(P), gather_s(P);
+  t.reduce_end.resize(P);
+  t.dp_end.resize(P);
+  t.opt_s.resize(P);
+  t.gather_s.resize(P);
   std::vector<int> order;  // chunks by the end of their last backward
-  double sync = 0;
-  double sync_after = 0;  // the same with every reduction after the backward
-  double buckets_per_chunk = 0;
   for (int s = 0; s < P; ++s) {
     const StageOutcome& st = po.stages[s];
     const double bytes = local_params[s] * grad_bytes;
-    const double full_s = collective_s(*prof, fabric, dp_group, reduce_kind, bytes);
-    r.details.dp_reduce_s = std::max(r.details.dp_reduce_s, full_s);
+    const double full_s = collective_s(prof, x.fabric, dp_group, reduce_kind, bytes);
+    details.dp_reduce_s = std::max(details.dp_reduce_s, full_s);
     double end = st.compute_end + full_s;
     const double tied_s = tied_split && (s == 0 || s == P - 1) ? emb_s : 0.0;
-    sync_after = std::max(sync_after, end + tied_s);
-    if (dp_overlap && p.dp > 1) {
+    t.sync_after = std::max(t.sync_after, end + tied_s);
+    if (x.dp_overlap && p.dp > 1) {
       // Each chunk's gradients fill its buckets during the chunk's last backward, and a bucket is
       // reduced as soon as it is full; the comm stream takes the chunks in the order they finish.
       const Buckets buckets = gradient_buckets(bytes / V, p.dp, grad_bytes);
-      buckets_per_chunk = std::max(buckets_per_chunk, buckets.count);
-      const double bucket_s = collective_s(*prof, fabric, dp_group, reduce_kind, buckets.bytes);
-      const double last_s = collective_s(*prof, fabric, dp_group, reduce_kind, buckets.last_bytes);
+      t.buckets_per_chunk = std::max(t.buckets_per_chunk, buckets.count);
+      const double bucket_s = collective_s(prof, x.fabric, dp_group, reduce_kind, buckets.bytes);
+      const double last_s = collective_s(prof, x.fabric, dp_group, reduce_kind, buckets.last_bytes);
       order.resize(V);
       for (int c = 0; c < V; ++c) order[c] = c;
       std::sort(order.begin(), order.end(), [&](int a, int b) { return st.last_bwd_end[a] < st.last_bwd_end[b]; });
@@ -457,38 +417,29 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
         comm = bucketed_reduction_end(comm, st.last_bwd_start[c], st.last_bwd_end[c], buckets, bucket_s, last_s);
       end = std::max(st.compute_end, comm);
     }
-    dp_end[s] = end;
+    t.dp_end[s] = end;
     end += tied_s;
-    reduce_end[s] = end;
-    sync = std::max(sync, end);
+    t.reduce_end[s] = end;
+    t.sync = std::max(t.sync, end);
     const double shard = p.zero_stage >= 1 ? p.dp : 1.0;
-    opt_s[s] = local_params[s] / shard * prof->optimizer_bytes_per_param / hbm +
-               8.0 * prof->kernel_overhead_us * 1e-6;
-    gather_s[s] = p.zero_stage >= 1
-                      ? collective_s(*prof, fabric, dp_group, CollectiveKind::all_gather, local_params[s] * kHalfBytes)
-                      : 0.0;
-    r.details.optimizer_step_s = std::max(r.details.optimizer_step_s, opt_s[s]);
+    t.opt_s[s] = local_params[s] / shard * prof.optimizer_bytes_per_param / hbm +
+                 8.0 * prof.kernel_overhead_us * 1e-6;
+    t.gather_s[s] = p.zero_stage >= 1 ? collective_s(prof, x.fabric, dp_group, CollectiveKind::all_gather,
+                                                     local_params[s] * kHalfBytes)
+                                      : 0.0;
+    details.optimizer_step_s = std::max(details.optimizer_step_s, t.opt_s[s]);
   }
-  // The host's once-per-iteration work (data loading, loss, bookkeeping) follows the step.
-  const double host_tail = prof->iteration_overhead_ms * 1e-3;
-  double iteration = 0;
-  for (int s = 0; s < P; ++s) iteration = std::max(iteration, sync + opt_s[s] + gather_s[s] + host_tail);
-  r.iteration_time_s = iteration;
-  // Every bucket pays a collective's fixed latency: across many nodes that can outweigh what the
-  // overlap hides. Worth a word from a thousandth of the iteration on.
-  if (sync - sync_after > 1e-3 * iteration) {
-    char buf[320];
-    std::snprintf(buf, sizeof buf,
-                  "overlapping the gradient reduction makes the iteration %.1f ms longer: its buckets (%.0f a "
-                  "model chunk, over %d node%s) each pay a collective's latency, more than the overlap hides",
-                  (sync - sync_after) * 1e3, buckets_per_chunk, dp_group.nodes, dp_group.nodes == 1 ? "" : "s");
-    r.warnings.push_back({WarningCode::overlap_slower, "/plan/dp_overlap", buf});
-  }
+  return t;
+}
 
-  // Per-stage breakdown; every second of [0, iteration] lands in exactly one part.
-  r.stage_breakdowns.resize(P);
+// Per-stage breakdown: every second of [0, iteration] lands in exactly one part. The busiest
+// stage is the one the result reports.
+void stage_breakdowns(const Setting& x, const PipelineOutcome& po, const StageTails& t, double host_tail,
+                      SimResult& r) {
+  const double iteration = r.iteration_time_s;
+  r.stage_breakdowns.resize(x.P);
   double busiest = -1;
-  for (int s = 0; s < P; ++s) {
+  for (int s = 0; s < x.P; ++s) {
     const StageOutcome& st = po.stages[s];
     Breakdown& b = r.stage_breakdowns[s];
     b.forward = st.busy_forward;
@@ -497,10 +448,11 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
     b.tp_comm_exposed = st.busy_tp_comm;
     b.host_overhead = st.busy_host + host_tail;
     b.pp_comm_exposed = st.pp_comm;
-    b.dp_comm_exposed = (dp_end[s] - st.compute_end) + gather_s[s];
-    b.embedding_comm_exposed = reduce_end[s] - dp_end[s];
-    b.optimizer = opt_s[s];
-    b.pipeline_bubble = st.bubble + (sync - reduce_end[s]) + (iteration - (sync + opt_s[s] + gather_s[s] + host_tail));
+    b.dp_comm_exposed = (t.dp_end[s] - st.compute_end) + t.gather_s[s];
+    b.embedding_comm_exposed = t.reduce_end[s] - t.dp_end[s];
+    b.optimizer = t.opt_s[s];
+    b.pipeline_bubble =
+        st.bubble + (t.sync - t.reduce_end[s]) + (iteration - (t.sync + t.opt_s[s] + t.gather_s[s] + host_tail));
     const double busy = b.forward + b.backward + b.recompute + b.tp_comm_exposed + b.host_overhead;
     if (busy > busiest) {
       busiest = busy;
@@ -508,50 +460,169 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
     }
   }
   r.breakdown = r.stage_breakdowns[r.breakdown_stage];
+}
 
-  // Work and utilization.
-  const double replicas_per_iter = static_cast<double>(M) * p.dp * p.tp;  // micro-batch x rank copies
+// Work and utilization: model FLOPs (forward and backward), hardware FLOPs (with recomputation).
+void utilization(const Setting& x, const LayerKernels& lk, SimResult& r) {
+  const ModelConfig& m = x.m;
+  const PlanConfig& p = x.p;
+  const double iteration = r.iteration_time_s;
+  const double replicas_per_iter = static_cast<double>(x.M) * p.dp * p.tp;  // micro-batch x rank copies
   const double layer_model = sum_model_flops(lk.layer_fwd) + sum_model_flops(lk.layer_bwd);
   const double edge_model = sum_model_flops(lk.embed_fwd) + sum_model_flops(lk.embed_bwd) +
                             sum_model_flops(lk.head_fwd) + sum_model_flops(lk.head_bwd);
   r.model_flops_per_iteration = replicas_per_iter * (m.layers * layer_model + edge_model);
   r.hardware_flops_per_iteration =
       r.model_flops_per_iteration + replicas_per_iter * m.layers * sum_model_flops(lk.layer_recompute);
-  const double peak_all = prof->peak_fp16_tflops * 1e12 * cl.num_gpus;
+  const int num_gpus = r.config.cluster.num_gpus;
+  const double peak_all = x.prof.peak_fp16_tflops * 1e12 * num_gpus;
   r.mfu = r.model_flops_per_iteration / (iteration * peak_all);
   r.hfu = r.hardware_flops_per_iteration / (iteration * peak_all);
   r.tokens_per_s = static_cast<double>(p.global_batch) * m.seq_len / iteration;
-  r.tflops_per_gpu = r.model_flops_per_iteration / iteration / cl.num_gpus / 1e12;
+  r.tflops_per_gpu = r.model_flops_per_iteration / iteration / num_gpus / 1e12;
   r.parameters = count_parameters(m);
+}
 
-  // Memory.
-  r.stage_memory = stage_memory(m, p, *prof, local_params);
-  r.memory_capacity_GiB = prof->hbm_GiB;
+// Memory of each stage, the fullest one reported, and whether it fits on the GPU.
+void memory(const Setting& x, const std::vector<double>& local_params, SimResult& r) {
+  r.stage_memory = stage_memory(x.m, x.p, x.prof, local_params);
+  r.memory_capacity_GiB = x.prof.hbm_GiB;
   double worst = -1;
-  for (int s = 0; s < P; ++s) {
+  for (int s = 0; s < x.P; ++s) {
     if (r.stage_memory[s].total() > worst) {
       worst = r.stage_memory[s].total();
       r.memory_stage = s;
     }
   }
   r.memory = r.stage_memory[r.memory_stage];
-  r.fits_in_memory = worst <= prof->hbm_GiB;
+  r.fits_in_memory = worst <= x.prof.hbm_GiB;
   if (!r.fits_in_memory) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, "needs %.1f GiB on stage %d but the GPU has %.0f GiB", worst,
-                  r.memory_stage, prof->hbm_GiB);
+    std::snprintf(buf, sizeof buf, "needs %.1f GiB on stage %d but the GPU has %.0f GiB", worst, r.memory_stage,
+                  x.prof.hbm_GiB);
     r.warnings.push_back({WarningCode::out_of_memory, "/plan", buf});
   }
+}
 
-  // Training run.
-  if (config.training.tokens > 0) {
-    r.iterations = config.training.tokens / (static_cast<double>(p.global_batch) * m.seq_len);
-    const double seconds = r.iterations * iteration;
-    r.training_days = seconds / 86400.0;
-    r.gpu_hours = seconds * cl.num_gpus / 3600.0;
-    r.cost_usd = r.gpu_hours * cl.price_per_gpu_hour_usd;
-    r.energy_MWh = r.gpu_hours * prof->board_power_W / 1e6;
+// The training run: iterations for the tokens, days, GPU-hours, cost and energy.
+void training_run(const Setting& x, SimResult& r) {
+  const SimConfig& c = r.config;
+  if (c.training.tokens <= 0) return;
+  r.iterations = c.training.tokens / (static_cast<double>(x.p.global_batch) * x.m.seq_len);
+  const double seconds = r.iterations * r.iteration_time_s;
+  r.training_days = seconds / 86400.0;
+  r.gpu_hours = seconds * c.cluster.num_gpus / 3600.0;
+  r.cost_usd = r.gpu_hours * c.cluster.price_per_gpu_hour_usd;
+  r.energy_MWh = r.gpu_hours * x.prof.board_power_W / 1e6;
+}
+
+// The blocks of one iteration per stage, for a Gantt chart.
+void record_timeline(const Setting& x, const PipelineOutcome& po, const StageTails& t, SimResult& r) {
+  r.timeline.resize(x.P);
+  for (int s = 0; s < x.P; ++s) {
+    auto& out = r.timeline[s];
+    const StageOutcome& st = po.stages[s];
+    out.reserve(st.blocks.size() + 4);
+    for (const RecordedBlock& b : st.blocks) {
+      BlockKind kind = BlockKind::forward;
+      if (b.kind == ScheduleBlock::backward) kind = BlockKind::backward;
+      if (b.kind == ScheduleBlock::recompute) kind = BlockKind::recompute;
+      if (b.kind == ScheduleBlock::pp_send) kind = BlockKind::pp_send;
+      out.push_back({kind, b.micro_batch, b.chunk, b.start_s, b.duration_s});
+    }
+    const double dp_start =
+        x.dp_overlap ? st.compute_end - (r.stage_breakdowns[s].dp_comm_exposed - t.gather_s[s]) : st.compute_end;
+    if (t.dp_end[s] > dp_start) out.push_back({BlockKind::dp_comm, -1, -1, dp_start, t.dp_end[s] - dp_start});
+    if (t.reduce_end[s] > t.dp_end[s])
+      out.push_back({BlockKind::embedding_comm, -1, -1, t.dp_end[s], t.reduce_end[s] - t.dp_end[s]});
+    out.push_back({BlockKind::optimizer, -1, -1, t.sync, t.opt_s[s]});
+    if (t.gather_s[s] > 0) out.push_back({BlockKind::dp_comm, -1, -1, t.sync + t.opt_s[s], t.gather_s[s]});
   }
+}
+
+}  // namespace
+
+Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_override) {
+  return simulate(config, profile_override, nullptr);
+}
+
+Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_override, SimScratch* scratch) {
+  const Profile* prof = profile_override ? profile_override : bundled_profiles().find(config.cluster.gpu);
+  if (!prof) return Diagnostics{unknown_gpu(config.cluster.gpu, "/cluster/gpu")};
+  Diagnostics rules = check_sim_config(config);
+  if (!rules.empty()) return rules;
+
+  SimResult r;
+  r.config = config;
+  ClusterConfig& cl = r.config.cluster;
+  if (cl.intra_node_GBps <= 0) cl.intra_node_GBps = prof->intra_node_GBps;
+  if (cl.inter_node_Gbps <= 0) cl.inter_node_Gbps = prof->inter_node_Gbps;
+  const PlanConfig& p = config.plan;
+  const long long ranks = static_cast<long long>(p.tp) * p.pp * p.dp;
+  const Setting x{config.model,
+                  p,
+                  *prof,
+                  make_fabric(*prof, cl),
+                  p.pp,
+                  p.virtual_stages,
+                  micro_batches_per_iteration(p),
+                  cl.gpus_per_node,
+                  ranks,
+                  group_shape(p.tp, 1, ranks, cl.gpus_per_node),
+                  HostCost{prof->host_issue_us * 1e-6, prof->host_issue_backward_us * 1e-6, prof->host_layer_us * 1e-6,
+                           prof->collective_sync_us * 1e-6 * expected_max_normal(p.tp),
+                           prof->host_microbatch_us * 1e-6, p.launch_blocking},
+                  // A blocking launch returns only when its kernel has finished: nothing runs beside anything else.
+                  p.dp_overlap && !p.launch_blocking,
+                  p.p2p_overlap && !p.launch_blocking};
+  r.micro_batches = x.M;
+
+  // Kernels of one micro-batch, timed once: every layer of the plan has the same shapes.
+  LayerKernels own_kernels;
+  const LayerKernels& lk = timed_kernels(config, *prof, x.fabric, x.tp_group, scratch, own_kernels);
+  r.details.layer_forward_s = sum_time(lk.layer_fwd);
+  r.details.layer_backward_s = sum_time(lk.layer_bwd);
+  r.details.layer_recompute_s = sum_time(lk.layer_recompute);
+  r.details.tp_nodes = x.tp_group.nodes;
+  note_settings(x.m, p, r);
+  if (config.output.operators) r.operators = operator_times(lk);
+  if (x.tp_group.nodes > 1)
+    r.warnings.push_back({WarningCode::tp_across_nodes, "/plan/tp",
+                          "a tensor-parallel group spans " + std::to_string(x.tp_group.nodes) +
+                              " nodes: its collectives cross the network"});
+
+  // The pipeline, then what follows each stage's last backward.
+  const bool want_timeline = config.output.timeline && 3.0 * x.P * x.V * x.M + 4.0 * x.P <= kMaxTimelineBlocks;
+  PipelineInput in;
+  pipeline_input(x, lk, want_timeline, in, r.details);
+  PipelineOutcome own_pipeline;
+  const PipelineOutcome& po = run_pipeline(in, scratch, own_pipeline);
+  if (!po.ok) return Outcome<SimResult>::fail("internal", "/plan", "/plan: the pipeline schedule deadlocked");
+  const std::vector<double> local_params = stage_local_parameters(x.m, p);  // per GPU of each stage
+  const StageTails tails = after_pipeline(x, po, local_params, r.details);
+
+  // The host's once-per-iteration work (data loading, loss, bookkeeping) follows the step.
+  const double host_tail = prof->iteration_overhead_ms * 1e-3;
+  double iteration = 0;
+  for (int s = 0; s < x.P; ++s)
+    iteration = std::max(iteration, tails.sync + tails.opt_s[s] + tails.gather_s[s] + host_tail);
+  r.iteration_time_s = iteration;
+  // Every bucket pays a collective's fixed latency: across many nodes that can outweigh what the
+  // overlap hides. Worth a word from a thousandth of the iteration on.
+  if (tails.sync - tails.sync_after > 1e-3 * iteration) {
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "overlapping the gradient reduction makes the iteration %.1f ms longer: its buckets (%.0f a "
+                  "model chunk, over %d node%s) each pay a collective's latency, more than the overlap hides",
+                  (tails.sync - tails.sync_after) * 1e3, tails.buckets_per_chunk, tails.dp_nodes,
+                  tails.dp_nodes == 1 ? "" : "s");
+    r.warnings.push_back({WarningCode::overlap_slower, "/plan/dp_overlap", buf});
+  }
+
+  stage_breakdowns(x, po, tails, host_tail, r);
+  utilization(x, lk, r);
+  memory(x, local_params, r);
+  training_run(x, r);
   // A profile with rates near zero (a custom one: the bundled ones are fitted) can push a time
   // past what a double holds; say so rather than print inf.
   for (const double v : {r.iteration_time_s, r.training_days, r.gpu_hours, r.cost_usd, r.energy_MWh}) {
@@ -563,34 +634,12 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   }
 
   // What the profile's calibration says about runs like this one.
-  select_accuracy(*prof, cl.num_gpus, cl.gpus_per_node, m.hidden, r.accuracy, r.accuracy_also);
+  select_accuracy(*prof, cl.num_gpus, cl.gpus_per_node, x.m.hidden, r.accuracy, r.accuracy_also);
 
-  // Timeline for a Gantt chart.
   r.timeline_included = want_timeline;
   if (config.output.timeline && !want_timeline)
     r.warnings.push_back({WarningCode::timeline_omitted, "/output/timeline", "timeline omitted: more than 250000 blocks"});
-  if (want_timeline) {
-    r.timeline.resize(P);
-    for (int s = 0; s < P; ++s) {
-      auto& out = r.timeline[s];
-      const StageOutcome& st = po.stages[s];
-      out.reserve(st.blocks.size() + 4);
-      for (const RecordedBlock& b : st.blocks) {
-        BlockKind kind = BlockKind::forward;
-        if (b.kind == ScheduleBlock::backward) kind = BlockKind::backward;
-        if (b.kind == ScheduleBlock::recompute) kind = BlockKind::recompute;
-        if (b.kind == ScheduleBlock::pp_send) kind = BlockKind::pp_send;
-        out.push_back({kind, b.micro_batch, b.chunk, b.start_s, b.duration_s});
-      }
-      const double dp_start = dp_overlap ? st.compute_end - (r.stage_breakdowns[s].dp_comm_exposed - gather_s[s])
-                                           : st.compute_end;
-      if (dp_end[s] > dp_start) out.push_back({BlockKind::dp_comm, -1, -1, dp_start, dp_end[s] - dp_start});
-      if (reduce_end[s] > dp_end[s])
-        out.push_back({BlockKind::embedding_comm, -1, -1, dp_end[s], reduce_end[s] - dp_end[s]});
-      out.push_back({BlockKind::optimizer, -1, -1, sync, opt_s[s]});
-      if (gather_s[s] > 0) out.push_back({BlockKind::dp_comm, -1, -1, sync + opt_s[s], gather_s[s]});
-    }
-  }
+  if (want_timeline) record_timeline(x, po, tails, r);
   return r;
 }
 

@@ -2,37 +2,27 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/embedded.hpp"
+
 namespace vtrain {
 
-struct EmbeddedExample {
-  const char* name;
-  const char* json_text;
-};
-extern const EmbeddedExample kEmbeddedExamples[];
-extern const int kEmbeddedExampleCount;
 
-const std::vector<ExampleConfig>& example_configs() {
-  static const std::vector<ExampleConfig> examples = [] {
+const Registry<ExampleConfig>& example_configs() {
+  static const Registry<ExampleConfig> examples([] {
     std::vector<ExampleConfig> v;
-    for (int i = 0; i < kEmbeddedExampleCount; ++i) {
-      nlohmann::json j = nlohmann::json::parse(kEmbeddedExamples[i].json_text, nullptr, false);
+    for (const detail::EmbeddedFile& f : detail::embedded_examples()) {
+      nlohmann::json j = nlohmann::json::parse(f.text, nullptr, false);
       if (!j.is_object()) continue;
       ExampleConfig e;
-      e.name = kEmbeddedExamples[i].name;
+      e.name = f.name;
       if (j.contains("description") && j["description"].is_string()) e.description = j["description"].get<std::string>();
       j.erase("description");
       e.json_text = j.dump();
       v.push_back(std::move(e));
     }
     return v;
-  }();
+  }());
   return examples;
-}
-
-const ExampleConfig* find_example(const std::string& name) {
-  for (const auto& e : example_configs())
-    if (e.name == name) return &e;
-  return nullptr;
 }
 
 }  // namespace vtrain

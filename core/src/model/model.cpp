@@ -1,6 +1,56 @@
 #include "vtrain/model.hpp"
 
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "model/fields.hpp"
+#include "model/sections.hpp"
+
 namespace vtrain {
+
+using nlohmann::json;
+using detail::ObjectReader;
+
+namespace {
+
+// The layout every family shares: a name and the sizes.
+ModelConfig shape(std::string name, int layers, int hidden, int heads, int kv_heads, int ffn_hidden, int vocab,
+                  int seq_len) {
+  ModelConfig m;
+  m.name = std::move(name);
+  m.layers = layers;
+  m.hidden = hidden;
+  m.heads = heads;
+  m.kv_heads = kv_heads;
+  m.seq_len = seq_len;
+  m.vocab = vocab;
+  m.ffn_hidden = ffn_hidden;
+  return m;
+}
+
+}  // namespace
+
+ModelConfig gpt_model(std::string name, int layers, int hidden, int heads, int vocab, int seq_len) {
+  ModelConfig m = shape(std::move(name), layers, hidden, heads, heads, 4 * hidden, vocab, seq_len);
+  m.mlp = Mlp::gelu;
+  m.tied_embeddings = true;
+  m.norm = Norm::layernorm;
+  m.position = PositionEmbedding::learned;
+  m.bias = true;
+  return m;
+}
+
+ModelConfig llama_model(std::string name, int layers, int hidden, int heads, int kv_heads, int ffn_hidden, int vocab,
+                        int seq_len) {
+  ModelConfig m = shape(std::move(name), layers, hidden, heads, kv_heads, ffn_hidden, vocab, seq_len);
+  m.mlp = Mlp::swiglu;
+  m.tied_embeddings = false;
+  m.norm = Norm::rmsnorm;
+  m.position = PositionEmbedding::rope;
+  m.bias = false;
+  return m;
+}
 
 ParameterCounts count_parameters(const ModelConfig& m) {
   const double h = m.hidden;
@@ -28,6 +78,123 @@ ParameterCounts count_parameters(const ModelConfig& m) {
 long long padded_vocab(const ModelConfig& m, int tp) {
   const long long multiple = static_cast<long long>(m.vocab_pad_multiple) * tp;
   return (m.vocab + multiple - 1) / multiple * multiple;
+}
+
+namespace {
+
+std::vector<ModelPreset> build_presets() {
+  std::vector<ModelPreset> p;
+  const char* gpt3 = "Brown et al. 2020, Language Models are Few-Shot Learners, Table 2.1";
+  p.push_back({gpt_model("gpt3-2.7b", 32, 2560, 32, 50257, 2048), "GPT-3 2.7B", gpt3, 2.7e9});
+  p.push_back({gpt_model("gpt3-6.7b", 32, 4096, 32, 50257, 2048), "GPT-3 6.7B", gpt3, 6.7e9});
+  p.push_back({gpt_model("gpt3-175b", 96, 12288, 96, 50257, 2048), "GPT-3 175B", gpt3, 175.0e9});
+  p.push_back({gpt_model("mt-nlg-530b", 105, 20480, 128, 50257, 2048), "Megatron-Turing NLG 530B",
+               "Smith et al. 2022, Using DeepSpeed and Megatron to Train Megatron-Turing NLG 530B, "
+               "section 2.3",
+               530.0e9});
+  p.push_back({gpt_model("megatron-1t", 128, 25600, 160, 51200, 2048), "Megatron-LM 1T (weak-scaling study)",
+               "Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU "
+               "Clusters, Table 1",
+               1008.0e9});
+  {
+    ModelConfig m = gpt_model("bloom-176b", 70, 14336, 112, 250880, 2048);
+    m.position = PositionEmbedding::alibi;
+    p.push_back({m, "BLOOM 176B", "BigScience 2022, BLOOM: A 176B-Parameter Open-Access "
+                                  "Multilingual Language Model, Table 3",
+                 176247271424.0});
+  }
+  const char* llama2 = "Touvron et al. 2023, Llama 2: Open Foundation and Fine-Tuned Chat Models, "
+                       "Table 1; parameter counts of the released checkpoints";
+  p.push_back({llama_model("llama2-7b", 32, 4096, 32, 32, 11008, 32000, 4096), "Llama 2 7B", llama2,
+               6738415616.0});
+  p.push_back({llama_model("llama2-13b", 40, 5120, 40, 40, 13824, 32000, 4096), "Llama 2 13B", llama2,
+               13015864320.0});
+  p.push_back({llama_model("llama2-70b", 80, 8192, 64, 8, 28672, 32000, 4096), "Llama 2 70B", llama2,
+               68976648192.0});
+  const char* llama3 = "Dubey et al. 2024, The Llama 3 Herd of Models, Table 3; parameter counts "
+                       "of the released checkpoints";
+  p.push_back({llama_model("llama3-8b", 32, 4096, 32, 8, 14336, 128256, 8192), "Llama 3 8B", llama3,
+               8030261248.0});
+  p.push_back({llama_model("llama3-70b", 80, 8192, 64, 8, 28672, 128256, 8192), "Llama 3 70B", llama3,
+               70553706496.0});
+  p.push_back({llama_model("llama3.1-405b", 126, 16384, 128, 8, 53248, 128256, 8192), "Llama 3.1 405B",
+               llama3, 405853388800.0});
+  return p;
+}
+
+}  // namespace
+
+const Registry<ModelPreset>& model_presets() {
+  static const Registry<ModelPreset> presets(build_presets());
+  return presets;
+}
+
+namespace detail {
+
+void read_model(const json* j, ModelConfig& m, Diagnostics& errors) {
+  if (j && j->is_string()) {
+    const std::string name = j->get<std::string>();
+    if (const ModelPreset* p = model_presets().find(name)) {
+      m = p->model;
+    } else {
+      errors.push_back(make_diagnostic("unknown_preset", "/model",
+                                       "unknown model preset \"" + name + "\"; presets are " + model_presets().names_text()));
+    }
+    return;
+  }
+  ObjectReader r(j, "/model", errors);
+  if (!r.present()) return;
+  // {"preset": "llama2-70b", "seq_len": 8192} starts from the preset and overrides fields.
+  if (const json* preset = r.child("preset")) {
+    if (!preset->is_string()) {
+      r.fail("type", r.at("preset"), "must be a preset name");
+    } else if (const ModelPreset* p = model_presets().find(preset->get<std::string>())) {
+      m = p->model;
+    } else {
+      r.fail("unknown_preset", r.at("preset"),
+             "unknown model preset \"" + preset->get<std::string>() + "\"");
+    }
+  }
+  const bool ffn_given = r.has("ffn_hidden");
+  const bool kv_given = r.has("kv_heads");
+  const bool from_preset = r.has("preset");
+  FieldReader reader{r};
+  model_fields(reader, m);
+  // Without a preset, omitted shape fields follow the GPT convention of the given ones; the
+  // shape itself has no default.
+  if (!from_preset) {
+    for (const char* k : {"layers", "hidden", "heads"})
+      if (!r.has(k)) r.fail("missing", r.at(k), "is required for a model given by its shape (or give \"preset\")");
+    if (!ffn_given) m.ffn_hidden = 4 * m.hidden;
+    if (!kv_given) m.kv_heads = m.heads;
+    if (!r.has("name")) m.name = "custom";
+  } else if (r.has("hidden") && !ffn_given && m.mlp == Mlp::gelu) {
+    m.ffn_hidden = 4 * m.hidden;
+  }
+  r.finish();
+}
+
+}  // namespace detail
+
+Outcome<ModelConfig> parse_model_config(const json& j) {
+  return detail::parse_section(j, &detail::read_model, &check_model);
+}
+
+Diagnostics check_model(const ModelConfig& m) {
+  Diagnostics e;
+  if (m.hidden % m.heads != 0)
+    e.push_back(make_diagnostic("divisibility", "/model/hidden",
+                                "must be divisible by /model/heads (" + std::to_string(m.heads) + ")"));
+  if (m.kv_heads > m.heads)
+    e.push_back(make_diagnostic("range", "/model/kv_heads", "must not exceed /model/heads (" + std::to_string(m.heads) + ")"));
+  else if (m.heads % m.kv_heads != 0)
+    e.push_back(make_diagnostic("divisibility", "/model/kv_heads",
+                                "must divide /model/heads (" + std::to_string(m.heads) + ")"));
+  return e;
+}
+
+json to_json(const ModelConfig& m) {
+  return detail::section_json(m, [](auto& v, const auto& s) { detail::model_fields(v, s); });
 }
 
 }  // namespace vtrain

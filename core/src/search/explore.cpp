@@ -11,32 +11,20 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json_reader.hpp"
+#include "common/parallel.hpp"
+#include "model/sections.hpp"
+#include "search/fields.hpp"
 #include "iteration/memory.hpp"
 #include "iteration/sim_scratch.hpp"
 #include "vtrain/examples.hpp"
 #include "vtrain/model.hpp"
 #include "vtrain/simulate.hpp"
 
-// Browsers run the WebAssembly module without threads unless it is built for them.
-#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
-#define VTRAIN_SINGLE_THREADED 1
-#else
-#include <thread>
-#endif
 
 namespace vtrain {
 
 using nlohmann::json;
 using detail::ObjectReader;
-
-const char* to_string(Objective o) {
-  switch (o) {
-    case Objective::time: return "time";
-    case Objective::cost: return "cost";
-    case Objective::deadline: return "deadline";
-  }
-  return "cost";
-}
 
 namespace {
 
@@ -49,8 +37,9 @@ namespace {
 // github.com/VIA-Research/vTrain: 3 x 14 x 7 = 294 files); 57 of its points need more than 3360
 // GPUs and are listed, simulated and flagged, never ranked. The price is AWS p4d.24xlarge
 // on-demand ($32.77 per hour for 8 A100s) rounded to $4.10 per GPU-hour.
-json build_mt_nlg_case() {
-  json j = json::parse(find_example("mt-nlg-530b")->json_text);
+ExploreCase mt_nlg_case() {
+  const char* example = "mt-nlg-530b";
+  json j = json::parse(example_configs().find(example)->json_text);
   j["description"] =
       "vTrain case study 1: MT-NLG 530B, 270 B tokens, global batch 1920, micro-batch 1, full "
       "recomputation, on at most 3360 A100s; the paper's (t, d, p) grid";
@@ -66,17 +55,7 @@ json build_mt_nlg_case() {
                   {"sequence_parallel", {false}},
                   {"zero_stage", {0}},
                   {"simulate_unfit", true}};
-  return j;
-}
-
-struct NamedCase {
-  std::string name;
-  json request;
-};
-
-const std::vector<NamedCase>& cases() {
-  static const std::vector<NamedCase> all = {{"mt-nlg", build_mt_nlg_case()}};
-  return all;
+  return {"mt-nlg", "vTrain case study: MT-NLG 530B, the paper's (t, d, p) grid", example, j.dump()};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -104,25 +83,10 @@ void check_each(const std::vector<int>& values, const json* given, const std::st
 
 void parse_options(const json* j, const SimConfig& c, ExploreOptions& o, Diagnostics& errors) {
   ObjectReader r(j, "/explore", errors);
-  read_int_list(r, "tp", o.tp, 1, limits::tp);
-  r.read("tp_across_nodes", o.tp_across_nodes);
-  read_int_list(r, "pp", o.pp, 1, limits::pp);
-  read_int_list(r, "virtual_stages", o.virtual_stages, 1, limits::virtual_stages);
-  read_int_list(r, "dp", o.dp, 1, limits::dp);
-  read_int_list(r, "micro_batch", o.micro_batch, 1, limits::micro_batch);
-  read_recompute_list(r, "recompute", o.recompute);
-  read_bool_list(r, "sequence_parallel", o.sequence_parallel);
-  read_int_list(r, "zero_stage", o.zero_stage, 0, 1);
-  const bool objective_given = r.has("objective");
-  r.read_enum("objective", o.objective,
-              {{"time", Objective::time}, {"cost", Objective::cost}, {"deadline", Objective::deadline}});
-  r.read("deadline_days", o.deadline_days, 0.0, 1e9, true);
-  r.read("simulate_unfit", o.simulate_unfit);
-  int max_plans = static_cast<int>(o.max_plans);
-  r.read("max_plans", max_plans, 1, 100000000);
-  o.max_plans = max_plans;
-  r.read("max_blocks", o.max_blocks, 0.0, 1e15, true);
+  detail::FieldReader fields{r};
+  detail::explore_option_fields(fields, o);
   r.finish();
+  const bool objective_given = r.has("objective");
   if (!r.present()) return;
   if (o.deadline_days > 0 && !objective_given) o.objective = Objective::deadline;
   if (o.objective == Objective::deadline && o.deadline_days <= 0)
@@ -160,89 +124,56 @@ void parse_options(const json* j, const SimConfig& c, ExploreOptions& o, Diagnos
 
 }  // namespace
 
-std::vector<std::string> explore_case_names() {
-  std::vector<std::string> names;
-  for (const auto& c : cases()) names.push_back(c.name);
-  return names;
-}
-
-const json* find_explore_case(const std::string& name) {
-  for (const auto& c : cases())
-    if (c.name == name) return &c.request;
-  return nullptr;
+const Registry<ExploreCase>& explore_cases() {
+  static const Registry<ExploreCase> all({mt_nlg_case()});
+  return all;
 }
 
 Outcome<ExploreRequest> parse_explore_request(const json& input) {
   if (!input.is_object()) return Outcome<ExploreRequest>::fail("type", "", "/: the request must be a JSON object");
   ExploreRequest req;
-  json j = input;
-  if (j.contains("case")) {
-    const json& name = j["case"];
-    const json* preset = name.is_string() ? find_explore_case(name.get<std::string>()) : nullptr;
-    if (!preset) {
-      std::string known;
-      for (const auto& n : explore_case_names()) known += (known.empty() ? "" : ", ") + n;
-      return Outcome<ExploreRequest>::fail(
-          name.is_string() ? "unknown_case" : "type", "/case",
-          "/case: " + (name.is_string() ? "unknown case \"" + name.get<std::string>() + "\"; " : std::string()) +
-              "cases are " + known);
-    }
-    req.name = name.get<std::string>();
-    json patch = j;
-    patch.erase("case");
-    j = *preset;
-    j.merge_patch(patch);
-  }
-  if (j.contains("description")) {
-    if (j["description"].is_string()) req.description = j["description"].get<std::string>();
-    j.erase("description");
-  }
+  auto from_case = detail::request_from(input, "case", "case", explore_cases(), req.name);
+  if (!from_case.ok()) return from_case.errors();
+  const json& j = from_case.value();
 
+  // The sections of a simulate config, read by its readers; /cluster/num_gpus is the most GPUs a
+  // plan may use (the baseline's count when the request gives none), and the plan is the baseline.
   Diagnostics errors;
-  json explore_obj;
-  const bool has_explore = j.contains("explore");
-  if (has_explore) {
-    explore_obj = j["explore"];
-    j.erase("explore");
-  }
-  // For exploring, /cluster/num_gpus is the most GPUs a plan may use, not the baseline's count.
-  int max_gpus = 0;
-  const bool max_given = j.contains("cluster") && j["cluster"].is_object() && j["cluster"].contains("num_gpus");
-  if (max_given) {
-    const json v = j["cluster"]["num_gpus"];
-    j["cluster"].erase("num_gpus");
-    if (!v.is_number() || v.get<double>() != std::floor(v.get<double>()))
-      errors.push_back(make_diagnostic("type", "/cluster/num_gpus", "must be a whole number (the most GPUs a plan may use)"));
-    else if (v.get<double>() < 1 || v.get<double>() > limits::num_gpus)
-      errors.push_back(make_diagnostic("range", "/cluster/num_gpus",
-                                       "must be between 1 and " + std::to_string(limits::num_gpus) +
-                                           " (the most GPUs a plan may use), got " +
-                                           detail::describe_number(v.get<double>())));
-    else
-      max_gpus = static_cast<int>(v.get<double>());
-  }
-  const json* plan = j.contains("plan") ? &j["plan"] : nullptr;
+  ObjectReader top(&j, "", errors);
+  detail::read_description(top, req.description, errors);
+  SimConfig& c = req.config;
+  const json* model = top.child("model");
+  const json* cluster = top.child("cluster");
+  const json* plan = top.child("plan");
   req.has_baseline = plan && plan->is_object() && (plan->contains("tp") || plan->contains("pp") || plan->contains("dp"));
   if (plan && plan->is_object() && !plan->contains("global_batch"))
     errors.push_back(make_diagnostic("missing", "/plan/global_batch",
                                      "is required: the sequences per iteration every plan trains with"));
-  auto config = parse_sim_config(j);
-  if (!config.ok()) {
-    errors.insert(errors.end(), config.errors().begin(), config.errors().end());
-    return errors;
-  }
-  req.config = config.value();
+  if (!model) errors.push_back(make_diagnostic("missing", "/model", "is required (a preset name or an object)"));
+  else detail::read_model(model, c.model, errors);
+  if (!plan) errors.push_back(make_diagnostic("missing", "/plan", "is required"));
+  detail::read_cluster(cluster, c.cluster, errors);
+  detail::read_plan(plan, c.plan, errors);
+  detail::read_training(top.child("training"), c.training, errors);
+  detail::read_output(top.child("output"), c.output, errors);
+  const json* explore = top.child("explore");
+  top.finish();
+  if (!errors.empty()) return errors;
+  // The baseline's rules, on its own GPUs.
+  SimConfig baseline = c;
+  baseline.cluster.num_gpus = c.plan.tp * c.plan.pp * c.plan.dp;
+  Diagnostics rules = check_sim_config(baseline);
+  detail::explain_plan_defaults(rules, plan);
+  if (!rules.empty()) return rules;
+  const bool max_given = cluster && cluster->contains("num_gpus");
   if (!max_given && !req.has_baseline)
     errors.push_back(make_diagnostic("missing", "/cluster/num_gpus", "is required: the most GPUs a plan may use"));
-  if (max_given) req.config.cluster.num_gpus = max_gpus;
-  if (req.config.training.tokens <= 0)
+  if (!max_given) c.cluster.num_gpus = baseline.cluster.num_gpus;
+  if (c.training.tokens <= 0)
     errors.push_back(make_diagnostic("missing", "/training/tokens",
                                      "is required: the tokens to train on give each plan's days and cost"));
-  if (!find_profile(req.config.cluster.gpu))
-    errors.push_back(make_diagnostic("unknown_gpu", "/cluster/gpu",
-                                     "no profile named \"" + req.config.cluster.gpu + "\"; bundled profiles are " +
-                                         bundled_profile_names()));
-  parse_options(has_explore ? &explore_obj : nullptr, req.config, req.options, errors);
+  if (!bundled_profiles().find(c.cluster.gpu)) errors.push_back(unknown_gpu(c.cluster.gpu, "/cluster/gpu"));
+  parse_options(explore, c, req.options, errors);
   if (!errors.empty()) return errors;
   return req;
 }
@@ -278,45 +209,28 @@ std::vector<T> or_default(const std::vector<T>& given, std::vector<T> all) {
   return given.empty() ? all : given;
 }
 
-// Runs body(item, thread) for every item on `threads` threads, the calling thread being thread 0;
-// items are taken in order. Between items the calling thread reports the fraction of the work
-// done when it has grown by `step` since the last report; a false answer stops the sweep.
-// Returns false when cancelled.
+// Runs body(item, thread) for every item on `threads` threads (parallel_for). Between items the
+// calling thread reports the fraction of the work done when it has grown by `step` since the last
+// report; a false answer stops the sweep. Returns false when cancelled.
 bool for_each_item(int items, int threads, const std::vector<double>& work,
                    const std::function<void(int, int)>& body,
                    const std::function<bool(double)>& progress, double step) {
   double total = 0;
   for (double w : work) total += w;
-  std::atomic<int> next{0};
   std::atomic<long long> done{0};  // work done, in 1/1024 units
-  std::atomic<bool> stop{false};
-  auto worker = [&](int thread, bool report) {
-    double last_reported = -1;
-    for (;;) {
-      if (stop.load(std::memory_order_relaxed)) return;
-      const int i = next.fetch_add(1);
-      if (i >= items) return;
-      body(i, thread);
-      done.fetch_add(static_cast<long long>(work[i] * 1024));
-      if (report && progress) {
-        const double fraction = total > 0 ? std::min(1.0, done.load() / 1024.0 / total) : 1.0;
-        if (fraction - last_reported >= step) {
-          last_reported = fraction;
-          if (!progress(fraction)) stop = true;
-        }
-      }
-    }
+  double last_reported = -1;
+  const auto counted = [&](int i, int thread) {
+    body(i, thread);
+    done.fetch_add(static_cast<long long>(work[i] * 1024));
   };
-#ifdef VTRAIN_SINGLE_THREADED
-  (void)threads;
-  worker(0, true);
-#else
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(worker, t, false);
-  worker(0, true);
-  for (auto& th : pool) th.join();
-#endif
-  if (stop.load()) return false;
+  const auto report = [&] {
+    if (!progress) return true;
+    const double fraction = total > 0 ? std::min(1.0, done.load() / 1024.0 / total) : 1.0;
+    if (fraction - last_reported < step) return true;
+    last_reported = fraction;
+    return progress(fraction);
+  };
+  if (!detail::parallel_for(items, threads, counted, report)) return false;
   return !progress || progress(1.0);
 }
 
@@ -414,24 +328,24 @@ void rank(ExploreResult& res) {
 
 }  // namespace
 
-Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreControl& control) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const Profile* prof = find_profile(request.config.cluster.gpu);
-  if (!prof)
-    return Outcome<ExploreResult>::fail("unknown_gpu", "/cluster/gpu",
-                                        "/cluster/gpu: no profile named \"" + request.config.cluster.gpu + "\"");
+namespace {
+
+// The space of a request: its plans, in units of one pipeline shape that differ in recompute and
+// ZeRO stage only.
+struct Space {
+  std::vector<Unit> units;
+  std::vector<PlanEstimate> plans;
+  long long skipped_invalid = 0;  // combinations of the values tried that break a rule (count)
+};
+
+// Phase 1: every valid plan, in (tp, sequence parallel, micro-batch, pp, virtual stages, dp) units.
+Outcome<Space> enumerate_plans(const ExploreRequest& request) {
   const ExploreOptions& o = request.options;
   const ModelConfig& m = request.config.model;
   const PlanConfig& base = request.config.plan;
   const int max_gpus = request.config.cluster.num_gpus;
   const int gpn = request.config.cluster.gpus_per_node;
   const int G = base.global_batch, L = m.layers;
-
-  ExploreResult res;
-  res.request = request;
-
-  // Enumerate, in (tp, sequence parallel, micro-batch, pp, virtual stages, dp) units whose plans
-  // differ in recompute and ZeRO stage only.
   std::vector<int> tp_all;
   for (int t : divisors(m.heads))
     if (m.kv_heads % t == 0 && m.ffn_hidden % t == 0 && t <= max_gpus && (t <= gpn || o.tp_across_nodes))
@@ -452,9 +366,13 @@ Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreContr
     if (dp > 1) return all;
     return std::vector<int>{std::find(all.begin(), all.end(), 0) != all.end() ? 0 : all.front()};
   };
+  // The plans a combination of (pp, virtual stages, dp) stands for, when a rule rules it out.
+  const long long zero_stages = o.zero_stage.empty() ? 2 : static_cast<long long>(o.zero_stage.size());
+  const auto plans_of = [&](int dp) { return static_cast<long long>(recs.size()) * (dp > 1 ? zero_stages : 1); };
 
-  std::vector<Unit> units;
-  auto& plans = res.plans;
+  Space space;
+  auto& units = space.units;
+  auto& plans = space.plans;
   SimConfig candidate = request.config;
   for (int tp : tps) {
     for (bool sp : sps_for(tp)) {
@@ -472,11 +390,16 @@ Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreContr
             for (int d : divisors(G))
               if (static_cast<long long>(tp) * pp * d <= max_gpus) dps.push_back(d);
           for (int v : vs) {
-            if ((v > 1 && L % (static_cast<long long>(pp) * v) != 0) || (v > 1 && pp == 1) || pp > L) continue;
+            if ((v > 1 && L % (static_cast<long long>(pp) * v) != 0) || (v > 1 && pp == 1) || pp > L) {
+              for (int dp : dps) space.skipped_invalid += plans_of(dp);
+              continue;
+            }
             for (int dp : dps) {
-              if (G % (static_cast<long long>(dp) * mb) != 0) continue;
+              if (G % (static_cast<long long>(dp) * mb) != 0 || (v > 1 && (G / (dp * mb)) % pp != 0)) {
+                space.skipped_invalid += plans_of(dp);
+                continue;
+              }
               const int M = G / (dp * mb);
-              if (v > 1 && M % pp != 0) continue;
               Unit u;
               u.first = static_cast<int>(plans.size());
               u.pp = pp;
@@ -498,14 +421,17 @@ Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreContr
                   e.within_gpu_limit = e.num_gpus <= max_gpus;
                   candidate.plan = e.plan;
                   candidate.cluster.num_gpus = e.num_gpus;
-                  if (!check_sim_config(candidate).empty()) continue;  // a rule the loops above miss
+                  if (!check_sim_config(candidate).empty()) {  // a rule the loops above miss
+                    ++space.skipped_invalid;
+                    continue;
+                  }
                   plans.push_back(e);
                 }
               }
               u.count = static_cast<int>(plans.size()) - u.first;
               if (u.count > 0) units.push_back(u);
               if (static_cast<long long>(plans.size()) > o.max_plans) {
-                return Outcome<ExploreResult>::fail(
+                return Outcome<Space>::fail(
                     "too_large", "/explore",
                     "/explore: the space holds more than " + std::to_string(o.max_plans) +
                         " plans (/explore/max_plans); restrict it with /explore/tp, /pp, /dp, /micro_batch, "
@@ -518,61 +444,62 @@ Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreContr
     }
   }
   if (plans.empty()) {
-    return Outcome<ExploreResult>::fail(
+    return Outcome<Space>::fail(
         "no_plan", "/explore",
         "/explore: no valid plan: no combination of the allowed degrees divides /model/layers (" +
             std::to_string(L) + ") and /plan/global_batch (" + std::to_string(G) + ") within /cluster/num_gpus (" +
             std::to_string(max_gpus) + ")");
   }
+  return space;
+}
 
-  // Memory first (cheap): it decides which plans are simulated and bounds the work.
-  int threads = std::max(1, control.threads);
-#ifdef VTRAIN_SINGLE_THREADED
-  threads = 1;
-#endif
-  std::vector<double> memory_work(units.size());
-  for (size_t i = 0; i < units.size(); ++i) memory_work[i] = units[i].count;
+// `progress` over [lo, hi] of the whole sweep.
+std::function<bool(double)> scaled(const ExploreControl& control, double lo, double hi) {
+  if (!control.progress) return {};
+  return [&control, lo, hi](double f) { return control.progress(lo + (hi - lo) * f); };
+}
+
+// Phase 2: memory first (cheap): it decides which plans are simulated and bounds the work.
+// Progress reports it as the first 5% of the sweep.
+bool estimate_memory(Space& space, const ModelConfig& m, const Profile& prof, int threads,
+                     const ExploreControl& control) {
+  std::vector<double> memory_work(space.units.size());
+  for (size_t i = 0; i < space.units.size(); ++i) memory_work[i] = space.units[i].count;
   auto memory_body = [&](int i, int) {
-    for (int k = units[i].first; k < units[i].first + units[i].count; ++k) {
-      PlanEstimate& e = plans[k];
-      e.memory_GiB = plan_memory_GiB(m, e.plan, *prof);
-      e.fits_in_memory = e.memory_GiB <= prof->hbm_GiB;
+    const Unit& u = space.units[i];
+    for (int k = u.first; k < u.first + u.count; ++k) {
+      PlanEstimate& e = space.plans[k];
+      e.memory_GiB = plan_memory_GiB(m, e.plan, prof);
+      e.fits_in_memory = e.memory_GiB <= prof.hbm_GiB;
     }
   };
-  // Memory is a small part of the sweep: progress reports it as the first 5%. Reports come every
-  // half percent of the whole.
-  auto scaled = [&](double lo, double hi) {
-    return control.progress ? std::function<bool(double)>([&, lo, hi](double f) { return control.progress(lo + (hi - lo) * f); })
-                            : std::function<bool(double)>();
-  };
-  if (!for_each_item(static_cast<int>(units.size()), threads, memory_work, memory_body, scaled(0.0, 0.05), 0.1))
-    return Outcome<ExploreResult>::fail("cancelled", "", "/: the sweep was cancelled");
+  return for_each_item(static_cast<int>(space.units.size()), threads, memory_work, memory_body,
+                       scaled(control, 0.0, 0.05), 0.1);
+}
 
+// Phase 3: the pipeline blocks each unit would simulate (its work, with a plan's fixed cost worth
+// about 200 blocks) and in all.
+double count_blocks(Space& space, const ExploreOptions& o, int G) {
   double blocks = 0;
-  for (Unit& u : units) {
+  for (Unit& u : space.units) {
     u.work = 0;
     for (int k = u.first; k < u.first + u.count; ++k) {
-      const PlanEstimate& e = plans[k];
+      const PlanEstimate& e = space.plans[k];
       if (!e.fits_in_memory && !o.simulate_unfit) continue;
       const double b = 2.0 * e.plan.pp * e.plan.virtual_stages * (G / (e.plan.dp * e.plan.micro_batch));
-      u.work += b + 200;  // a plan's fixed cost is worth about 200 blocks
+      u.work += b + 200;
       blocks += b;
     }
   }
-  if (control.count_only) {
-    res.stats.plans = static_cast<long long>(plans.size());
-    res.stats.blocks = blocks;
-    return res;
-  }
-  if (blocks > o.max_blocks) {
-    return Outcome<ExploreResult>::fail(
-        "too_large", "/explore",
-        "/explore: the sweep would simulate " + detail::describe_number(blocks) +
-            " pipeline blocks, more than /explore/max_blocks (" + detail::describe_number(o.max_blocks) +
-            "); restrict the space (/explore/tp, /pp, /dp, /micro_batch, /virtual_stages, ...)");
-  }
+  return blocks;
+}
 
-  // Units of one pipeline shape run on one thread in a row: they share its block order.
+// Phase 4: the plans to time, simulated. Units of one pipeline shape run on one thread in a row:
+// they share its block order. Progress reports it as the last 95%.
+Diagnostics simulate_plans(const ExploreRequest& request, const Profile& prof, int threads,
+                           const ExploreControl& control, Space& space, ExploreStats& stats) {
+  const ExploreOptions& o = request.options;
+  auto& units = space.units;
   std::vector<int> by_shape(units.size());
   for (size_t i = 0; i < units.size(); ++i) by_shape[i] = static_cast<int>(i);
   auto shape = [&](int i) { return std::tuple(units[i].pp, units[i].virtual_stages, units[i].micro_batches); };
@@ -602,12 +529,12 @@ Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreContr
     c.output.timeline = false;
     for (int i : groups[group_order[item]]) {
       for (int k = units[i].first; k < units[i].first + units[i].count; ++k) {
-        PlanEstimate& e = plans[k];
+        PlanEstimate& e = space.plans[k];
         if (!e.fits_in_memory && !o.simulate_unfit) continue;
         c.plan = e.plan;
         c.cluster.num_gpus = e.num_gpus;
         try {
-          auto r = simulate(c, prof, scratch[thread].get());
+          auto r = simulate(c, &prof, scratch[thread].get());
           if (r.ok()) fill_from(e, r.value());
           else if (failures[thread].empty()) failures[thread] = r.errors();
         } catch (const std::exception& ex) {
@@ -617,51 +544,93 @@ Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreContr
       }
     }
   };
-  if (!for_each_item(static_cast<int>(groups.size()), threads, ordered_work, sim_body, scaled(0.05, 1.0),
+  if (!for_each_item(static_cast<int>(groups.size()), threads, ordered_work, sim_body, scaled(control, 0.05, 1.0),
                      0.005 / 0.95))
-    return Outcome<ExploreResult>::fail("cancelled", "", "/: the sweep was cancelled");
+    return {make_diagnostic("cancelled", "", "the sweep was cancelled")};
   for (const auto& f : failures)
     if (!f.empty()) return f;
   for (const auto& s : scratch) {
-    res.stats.pipelines_run += s->pipelines_run;
-    res.stats.pipelines_reused += s->pipelines_reused;
+    stats.pipelines_run += s->pipelines_run;
+    stats.pipelines_reused += s->pipelines_reused;
   }
+  return {};
+}
 
-  // The baseline: found among the plans, or simulated and added.
-  if (request.has_baseline) {
-    for (int i = 0; i < static_cast<int>(plans.size()); ++i) {
-      if (plans[i].plan == base) {
-        res.baseline = i;
-        break;
-      }
-    }
-    PlanEstimate* b = res.baseline >= 0 ? &plans[res.baseline] : nullptr;
-    if (!b || !b->simulated) {
-      PlanEstimate e;
-      e.plan = base;
-      e.num_gpus = base.tp * base.pp * base.dp;
-      e.within_gpu_limit = e.num_gpus <= max_gpus;
-      SimConfig c = request.config;
-      c.plan = base;
-      c.cluster.num_gpus = e.num_gpus;
-      c.output.timeline = false;
-      auto r = simulate(c, prof);
-      if (!r.ok()) return r.errors();
-      fill_from(e, r.value());
-      if (b) {
-        *b = e;
-      } else {
-        res.baseline = static_cast<int>(plans.size());
-        plans.push_back(e);
-      }
+// Phase 5: the baseline, found among the plans, or simulated and added.
+Diagnostics place_baseline(const ExploreRequest& request, const Profile& prof, ExploreResult& res) {
+  if (!request.has_baseline) return {};
+  const PlanConfig& base = request.config.plan;
+  auto& plans = res.plans;
+  for (int i = 0; i < static_cast<int>(plans.size()); ++i) {
+    if (plans[i].plan == base) {
+      res.baseline = i;
+      break;
     }
   }
+  PlanEstimate* b = res.baseline >= 0 ? &plans[res.baseline] : nullptr;
+  if (b && b->simulated) return {};
+  PlanEstimate e;
+  e.plan = base;
+  e.num_gpus = base.tp * base.pp * base.dp;
+  e.within_gpu_limit = e.num_gpus <= request.config.cluster.num_gpus;
+  SimConfig c = request.config;
+  c.plan = base;
+  c.cluster.num_gpus = e.num_gpus;
+  c.output.timeline = false;
+  auto r = simulate(c, &prof);
+  if (!r.ok()) return r.errors();
+  fill_from(e, r.value());
+  if (b) {
+    *b = e;
+  } else {
+    res.baseline = static_cast<int>(plans.size());
+    plans.push_back(e);
+  }
+  return {};
+}
+
+}  // namespace
+
+Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreControl& control) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Profile* prof = bundled_profiles().find(request.config.cluster.gpu);
+  if (!prof) return Diagnostics{unknown_gpu(request.config.cluster.gpu, "/cluster/gpu")};
+  ExploreResult res;
+  res.request = request;
+  res.parameters = count_parameters(request.config.model).total;
+  res.priced = request.config.cluster.price_per_gpu_hour_usd > 0;  // else cost is GPU-hours alone
+  res.energy_known = prof->board_power_W > 0;
+
+  auto space = enumerate_plans(request);
+  if (!space.ok()) return space.errors();
+  Space& sp = space.value();
+  const int threads = detail::usable_threads(control.threads);
+  if (!estimate_memory(sp, request.config.model, *prof, threads, control))
+    return Outcome<ExploreResult>::fail("cancelled", "", "/: the sweep was cancelled");
+  const double blocks = count_blocks(sp, request.options, request.config.plan.global_batch);
+  ExploreStats& st = res.stats;
+  st.skipped_invalid = sp.skipped_invalid;
+  if (control.count_only) {
+    st.plans = static_cast<long long>(sp.plans.size());
+    st.blocks = blocks;
+    res.plans = std::move(sp.plans);
+    return res;
+  }
+  if (blocks > request.options.max_blocks) {
+    return Outcome<ExploreResult>::fail(
+        "too_large", "/explore",
+        "/explore: the sweep would simulate " + detail::describe_number(blocks) +
+            " pipeline blocks, more than /explore/max_blocks (" + detail::describe_number(request.options.max_blocks) +
+            "); restrict the space (/explore/tp, /pp, /dp, /micro_batch, /virtual_stages, ...)");
+  }
+  if (Diagnostics failed = simulate_plans(request, *prof, threads, control, sp, st); !failed.empty()) return failed;
+  res.plans = std::move(sp.plans);
+  if (Diagnostics failed = place_baseline(request, *prof, res); !failed.empty()) return failed;
 
   rank(res);
-  ExploreStats& st = res.stats;
-  st.plans = static_cast<long long>(plans.size());
+  st.plans = static_cast<long long>(res.plans.size());
   st.blocks = blocks;
-  for (const auto& e : plans) {
+  for (const auto& e : res.plans) {
     st.within_gpu_limit += e.within_gpu_limit;
     st.fit += e.fits_in_memory;
     st.simulated += e.simulated;
@@ -670,97 +639,6 @@ Outcome<ExploreResult> explore(const ExploreRequest& request, const ExploreContr
   st.threads = threads;
   st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
-}
-
-// ---------------------------------------------------------------------------------------------
-// JSON
-
-json to_json(const PlanEstimate& e) {
-  const PlanConfig& p = e.plan;
-  json j{{"tp", p.tp},
-         {"pp", p.pp},
-         {"dp", p.dp},
-         {"virtual_stages", p.virtual_stages},
-         {"micro_batch", p.micro_batch},
-         {"recompute", to_string(p.recompute)},
-         {"sequence_parallel", p.sequence_parallel},
-         {"zero_stage", p.zero_stage},
-         {"num_gpus", e.num_gpus},
-         {"iteration_time_s", nullptr},
-         {"training_days", nullptr},
-         {"gpu_hours", nullptr},
-         {"cost_usd", nullptr},
-         {"energy_MWh", nullptr},
-         {"mfu", nullptr},
-         {"memory_GiB", e.memory_GiB},
-         {"fits_in_memory", e.fits_in_memory},
-         {"within_gpu_limit", e.within_gpu_limit},
-         {"simulated", e.simulated},
-         {"pareto", e.pareto}};
-  if (e.simulated) {
-    j["iteration_time_s"] = e.iteration_time_s;
-    j["training_days"] = e.training_days;
-    j["gpu_hours"] = e.gpu_hours;
-    j["cost_usd"] = e.cost_usd;
-    j["energy_MWh"] = e.energy_MWh;
-    j["mfu"] = e.mfu;
-  }
-  return j;
-}
-
-json to_json(const ExploreResult& r) {
-  const SimConfig& c = r.request.config;
-  const Profile* prof = find_profile(c.cluster.gpu);
-  const bool energy = prof && prof->board_power_W > 0;
-  const bool priced = c.cluster.price_per_gpu_hour_usd > 0;  // else cost is GPU-hours alone
-  auto plan_json = [&](int i) -> json {
-    if (i < 0) return nullptr;
-    json j = to_json(r.plans[i]);
-    if (!energy) j["energy_MWh"] = nullptr;
-    if (!priced) j["cost_usd"] = nullptr;
-    return j;
-  };
-  auto indexed = [&](int i) -> json {
-    json j = plan_json(i);
-    if (i >= 0) j["index"] = i;
-    return j;
-  };
-  json plans = json::array();
-  for (int i = 0; i < static_cast<int>(r.plans.size()); ++i) plans.push_back(plan_json(i));
-  json pareto = json::array();
-  for (int i : r.pareto) pareto.push_back(indexed(i));
-  const ExploreOptions& o = r.request.options;
-  json question{{"model", c.model.name},
-                {"parameters", count_parameters(c.model).total},
-                {"tokens", c.training.tokens},
-                {"global_batch", c.plan.global_batch},
-                {"seq_len", c.model.seq_len},
-                {"gpu", c.cluster.gpu},
-                {"max_gpus", c.cluster.num_gpus},
-                {"gpus_per_node", c.cluster.gpus_per_node},
-                {"price_per_gpu_hour_usd", c.cluster.price_per_gpu_hour_usd},
-                {"objective", to_string(o.objective)},
-                {"deadline_days", o.objective == Objective::deadline ? json(o.deadline_days) : json(nullptr)}};
-  if (!r.request.name.empty()) question["case"] = r.request.name;
-  const ExploreStats& s = r.stats;
-  return json{{"question", question},
-              {"plans", plans},
-              {"pareto", pareto},
-              {"best_time", indexed(r.best_time)},
-              {"best_cost", indexed(r.best_cost)},
-              {"best", indexed(r.best)},
-              {"baseline", indexed(r.baseline)},
-              {"stats",
-               {{"plans", s.plans},
-                {"within_gpu_limit", s.within_gpu_limit},
-                {"fit", s.fit},
-                {"simulated", s.simulated},
-                {"feasible", s.feasible},
-                {"pipeline_blocks", s.blocks},
-                {"pipelines_run", s.pipelines_run},
-                {"pipelines_reused", s.pipelines_reused},
-                {"threads", s.threads},
-                {"seconds", s.seconds}}}};
 }
 
 }  // namespace vtrain

@@ -5,7 +5,7 @@
 namespace vtrain {
 
 const ScalingFit& hoffmann2022() {
-  static const ScalingFit f{"hoffmann2022",
+  static const ScalingFit f{"hoffmann2022", "Hoffmann et al. 2022",
                             "Hoffmann et al. 2022, Training Compute-Optimal Large Language Models, "
                             "approach 3 (eq. 10)",
                             1.69, 406.4, 410.7, 0.34, 0.28};
@@ -13,22 +13,16 @@ const ScalingFit& hoffmann2022() {
 }
 
 const ScalingFit& besiroglu2024() {
-  static const ScalingFit f{"besiroglu2024",
+  static const ScalingFit f{"besiroglu2024", "Besiroglu et al. 2024",
                             "Besiroglu et al. 2024, Chinchilla Scaling: A replication attempt, "
                             "their fit of approach 3",
                             1.8172, 482.01, 2085.43, 0.3478, 0.3658};
   return f;
 }
 
-const std::vector<ScalingFit>& builtin_fits() {
-  static const std::vector<ScalingFit> fits = {hoffmann2022(), besiroglu2024()};
+const Registry<ScalingFit>& scaling_fits() {
+  static const Registry<ScalingFit> fits({hoffmann2022(), besiroglu2024()});
   return fits;
-}
-
-const ScalingFit* find_fit(const std::string& name) {
-  for (const auto& f : builtin_fits())
-    if (f.name == name) return &f;
-  return nullptr;
 }
 
 double loss(const ScalingFit& f, double n, double d) {

@@ -1,4 +1,4 @@
-#include "iteration/comm.hpp"
+#include "iteration/communication.hpp"
 
 #include <algorithm>
 #include <cmath>

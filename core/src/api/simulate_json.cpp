@@ -83,7 +83,8 @@ json to_json(const SimResult& r, bool include_timeline) {
         {"embedding_allreduce_s", r.details.embedding_allreduce_s},
         {"tp_nodes", r.details.tp_nodes},
         {"dp_nodes", r.details.dp_nodes},
-        {"layers_per_stage", r.details.layers_per_stage}}},
+        {"layers_per_stage", r.details.layers_per_stage},
+        {"even_stages", r.details.even_stages}}},
       {"config", to_json(r.config)},
       {"warnings", warnings_json(r.warnings)}};
   if (r.accuracy.runs > 0) {
@@ -107,7 +108,7 @@ json to_json(const SimResult& r, bool include_timeline) {
     for (const OperatorTime& o : r.operators) {
       ops.push_back({{"block", o.block},
                      {"name", o.name},
-                     {"kind", o.kind},
+                     {"kind", to_string(o.kind)},
                      {"kernels", o.kernels},
                      {"forward_s", o.forward_s},
                      {"recompute_s", o.recompute_s},
@@ -146,24 +147,33 @@ json to_json(const SimResult& r, bool include_timeline) {
 
 namespace {
 
-void append_number(std::string& out, double v) {
-  char buf[64];
-  char* end = nlohmann::detail::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, end);
-}
-
 void append_number(std::string& out, int v) { out += std::to_string(v); }
 
-template <class T, class F>
-void append_column(std::string& out, const char* name, const std::vector<TimelineBlock>& blocks, F get) {
+// A column of whole numbers.
+template <class F>
+void append_int_column(std::string& out, const char* name, const std::vector<TimelineBlock>& blocks, F get) {
   out += ",\"";
   out += name;
   out += "\":[";
   for (size_t i = 0; i < blocks.size(); ++i) {
     if (i) out += ',';
-    append_number(out, static_cast<T>(get(blocks[i])));
+    append_number(out, get(blocks[i]));
   }
   out += ']';
+}
+
+// A column of real numbers, as nlohmann's dump writes them (the shortest text that reads back to
+// the same double): an array of plain numbers, which costs far less than the objects of a tree.
+template <class F>
+void append_real_column(std::string& out, const char* name, const std::vector<TimelineBlock>& blocks, F get) {
+  json column = json::array();
+  auto& values = column.get_ref<json::array_t&>();
+  values.reserve(blocks.size());
+  for (const TimelineBlock& b : blocks) values.emplace_back(get(b));
+  out += ",\"";
+  out += name;
+  out += "\":";
+  out += column.dump();
 }
 
 }  // namespace
@@ -182,7 +192,7 @@ std::string to_json_text(const SimResult& r) {
       append_number(tl, blocks[i].chunk);
     }
     tl += ']';
-    append_column<double>(tl, "duration_s", blocks, [](const TimelineBlock& b) { return b.duration_s; });
+    append_real_column(tl, "duration_s", blocks, [](const TimelineBlock& b) { return b.duration_s; });
     tl += ",\"kind\":[";
     for (size_t i = 0; i < blocks.size(); ++i) {
       if (i) tl += ',';
@@ -191,10 +201,10 @@ std::string to_json_text(const SimResult& r) {
       tl += '"';
     }
     tl += ']';
-    append_column<int>(tl, "micro_batch", blocks, [](const TimelineBlock& b) { return b.micro_batch; });
+    append_int_column(tl, "micro_batch", blocks, [](const TimelineBlock& b) { return b.micro_batch; });
     tl += ",\"stage\":";
     append_number(tl, static_cast<int>(s));
-    append_column<double>(tl, "start_s", blocks, [](const TimelineBlock& b) { return b.start_s; });
+    append_real_column(tl, "start_s", blocks, [](const TimelineBlock& b) { return b.start_s; });
     tl += '}';
   }
   tl += ']';

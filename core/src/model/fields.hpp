@@ -1,0 +1,93 @@
+#pragma once
+// Every field of a config's sections, written once: its JSON key, its member and, for a number,
+// its bounds. The section readers, the writer (to_json) and the schema (api::schema) walk these
+// lists, so that a key or a bound cannot differ between them. A list calls v.field(key, member)
+// or v.field(key, member, bounds) for each field, in the order the reader reads them; `M` is the
+// section, or the const section for a writer.
+
+#include "common/json_reader.hpp"
+#include "vtrain/config.hpp"
+
+namespace vtrain::detail {
+
+// Reads section `s` at `pointer` through its field list `fields` (a callable (v, s) that walks
+// it); a key the list does not name is an error.
+template <class S, class Fields>
+void read_section(const nlohmann::json* j, const char* pointer, S& s, Diagnostics& errors, Fields fields) {
+  ObjectReader r(j, pointer, errors);
+  FieldReader reader{r};
+  fields(reader, s);
+  r.finish();
+}
+
+// Section `s` as a JSON object, every field of its list explicit.
+template <class S, class Fields>
+nlohmann::json section_json(const S& s, Fields fields) {
+  nlohmann::json j = nlohmann::json::object();
+  FieldWriter writer{j};
+  fields(writer, s);
+  return j;
+}
+
+template <class V, class M>
+void model_fields(V& v, M& m) {
+  v.field("name", m.name);
+  v.field("layers", m.layers, IntBounds{1, limits::layers});
+  v.field("hidden", m.hidden, IntBounds{1, limits::hidden});
+  v.field("heads", m.heads, IntBounds{1, limits::heads});
+  v.field("kv_heads", m.kv_heads, IntBounds{1, limits::heads});
+  v.field("seq_len", m.seq_len, IntBounds{1, limits::seq_len});
+  v.field("vocab", m.vocab, IntBounds{1, limits::vocab});
+  v.field("ffn_hidden", m.ffn_hidden, IntBounds{1, limits::ffn_hidden});
+  v.field("mlp", m.mlp);
+  v.field("tied_embeddings", m.tied_embeddings);
+  v.field("norm", m.norm);
+  v.field("position", m.position);
+  v.field("bias", m.bias);
+  v.field("vocab_pad_multiple", m.vocab_pad_multiple, IntBounds{1, limits::vocab_pad_multiple});
+}
+
+template <class V, class C>
+void cluster_fields(V& v, C& c) {
+  v.field("gpu", c.gpu);
+  v.field("num_gpus", c.num_gpus, IntBounds{1, limits::num_gpus});
+  v.field("gpus_per_node", c.gpus_per_node, IntBounds{1, limits::gpus_per_node});
+  v.field("intra_node_GBps", c.intra_node_GBps, RealBounds{0.0, limits::intra_node_GBps, true});
+  v.field("inter_node_Gbps", c.inter_node_Gbps, RealBounds{0.0, limits::inter_node_Gbps, true});
+  v.field("price_per_gpu_hour_usd", c.price_per_gpu_hour_usd, RealBounds{0.0, limits::price_per_gpu_hour_usd});
+}
+
+template <class V, class P>
+void plan_fields(V& v, P& p) {
+  v.field("tp", p.tp, IntBounds{1, limits::tp});
+  v.field("pp", p.pp, IntBounds{1, limits::pp});
+  v.field("dp", p.dp, IntBounds{1, limits::dp});
+  v.field("micro_batch", p.micro_batch, IntBounds{1, limits::micro_batch});
+  v.field("global_batch", p.global_batch, IntBounds{1, limits::global_batch});
+  v.field("recompute", p.recompute);
+  v.field("sequence_parallel", p.sequence_parallel);
+  v.field("virtual_stages", p.virtual_stages, IntBounds{1, limits::virtual_stages});
+  v.field("zero_stage", p.zero_stage, IntBounds{0, 1});
+  v.field("zero_all_reduce", p.zero_all_reduce);
+  v.field("dp_overlap", p.dp_overlap);
+  v.field("attention", p.attention);
+  v.field("precision", p.precision);
+  v.field("placement", p.placement);
+  v.field("p2p_overlap", p.p2p_overlap);
+  v.field("grad_accumulation_fusion", p.grad_accumulation_fusion);
+  v.field("tp_async_backward", p.tp_async_backward);
+  v.field("launch_blocking", p.launch_blocking);
+}
+
+template <class V, class T>
+void training_fields(V& v, T& t) {
+  v.field("tokens", t.tokens, RealBounds{0.0, limits::tokens});
+}
+
+template <class V, class O>
+void output_fields(V& v, O& o) {
+  v.field("timeline", o.timeline);
+  v.field("operators", o.operators);
+}
+
+}  // namespace vtrain::detail
