@@ -855,8 +855,8 @@ export interface Vtrain {
   presets(options?: CallOptions): Promise<Presets>;
   /** The bundled GPU profiles. */
   profiles(options?: CallOptions): Promise<Profile[]>;
-  /** Starts every worker now, so the first sweep does not wait for a module to load. */
-  warmUp(): Promise<void>;
+  /** Starts the background and sweep workers now (or those `lanes` names), so their first call does not wait for a module to load. */
+  warmUp(lanes?: Array<'background' | 'sweeps'>): Promise<void>;
   /** Stops the workers; pending calls reject with code "cancelled". */
   terminate(): void;
 }

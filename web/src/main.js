@@ -233,8 +233,12 @@ async function boot() {
   drawFrame();
   let vtrain;
   let catalog;
+  // Plotly loads while the simulator does, so the charts follow the first numbers closely.
+  if (!embed) loadPlotly().catch(() => {});
   try {
     vtrain = await createVtrain();
+    // The worker of low-priority simulations (the Plan view's timeline) starts beside the first.
+    if (!embed) vtrain.warmUp(['background']).catch(() => {});
     catalog = await loadCatalog(vtrain);
   } catch (e) {
     $('boot-status').textContent = `The simulator could not start: ${e.message || e}`;
@@ -264,12 +268,12 @@ async function boot() {
   await Promise.all([...views.values()].map((v) => (v.start ? v.start() : null)));
   performance.mark('vtrain:interactive');
   document.body.dataset.ready = 'true';
-  // Plotly starts loading once the first numbers are on screen, then the other workers start, so
-  // the first sweep does not wait for a module to load.
+  // Once the first charts are on their way the sweep worker starts, so the first sweep does not
+  // wait for a module to load.
   if (!embed) {
     loadPlotly()
       .catch(() => {})
-      .then(() => vtrain.warmUp())
+      .then(() => vtrain.warmUp(['sweeps']))
       .then(() => {
         document.body.dataset.warm = 'true';
       })

@@ -7,7 +7,7 @@ import * as fmt from '../format.js';
 import { BUDGET_KINDS, SCALING_FITS } from '../choices.js';
 import { h, errorList } from '../form.js';
 import { openableRow, runControls } from '../sweep.js';
-import { drawDays, drawLoss } from './optimal-charts.js';
+import { drawDays, drawLoss, lossRule } from './optimal-charts.js';
 import { CUSTOM_KEYS, LINK_KEYS, createOptimalForm, optimalMessage } from './optimal-form.js';
 
 const $ = (id) => document.getElementById(id);
@@ -33,6 +33,7 @@ const markup = `
       <figure class="chart-card">
         <figcaption>Loss against model size on this budget <span class="caption-note" id="optimal-loss-note"></span></figcaption>
         <div id="chart-optimal-loss" class="chart chart-mid" role="img" aria-label="Loss against parameters for the FLOP-only and the achievable answers"></div>
+        <p class="chart-note" id="optimal-loss-rule"></p>
       </figure>
       <figure class="chart-card">
         <figcaption><span id="optimal-days-caption">How long each size takes to train</span> <span class="caption-note" id="optimal-days-note"></span></figcaption>
@@ -373,9 +374,10 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs }) {
       : 'at the simulated plans’ speed; the dashed line is the budget';
     const missing = r.curve.filter((c) => !c.has_plan).length;
     const s = r.scaling;
-    const ratioNote = s.rule === 'tokens_per_param' ? `; dotted: ${fmt.asGiven(s.tokens_per_param)} tokens per parameter, hollow where over the budget` : '';
+    const ratioNote = s.rule === 'tokens_per_param' ? `; solid: ${fmt.asGiven(s.tokens_per_param)} tokens per parameter, hollow where over the budget; dashed: each size spending the whole budget` : ', each spending the whole budget';
     const gaps = missing ? `; ${missing} size${missing === 1 ? '' : 's'} with no plan on these GPUs left out` : '';
-    $('optimal-loss-note').textContent = `one point per candidate size, each spending the whole budget${ratioNote}${gaps}`;
+    $('optimal-loss-note').textContent = `one point per candidate size${ratioNote}${gaps}`;
+    $('optimal-loss-rule').textContent = lossRule(r).text;
     return Promise.all([drawLoss($('chart-optimal-loss'), r), drawDays($('chart-optimal-days'), r)]).then(() => {
       if (seq === view.seq) document.body.dataset.optimalCharts = String(seq);
     });

@@ -179,10 +179,12 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
     if (!r.timeline || r.timeline.length === 0) {
       const omitted = r.warnings.find((w) => w.code === 'timeline_omitted');
       setChartMessage(el, omitted ? capital(omitted.message) : 'No timeline for this run.');
+      chartDone(mine, 'timeline');
       return;
     }
     drawTimeline(el, r).then(() => {
       if (mine === seq) document.body.dataset.timeline = String(mine);
+      chartDone(mine, 'timeline');
     });
   }
 
@@ -191,7 +193,21 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
     const charts = shown ? [drawBreakdown($('chart-breakdown'), r), drawMemory($('chart-memory'), r)] : [];
     Promise.all(charts).then(() => {
       if (mine === seq) document.body.dataset.charts = String(mine);
+      if (shown) chartDone(mine, 'small');
     });
+  }
+
+  // Every chart of a result is drawn: body's data-plan-charts names it, and a performance mark
+  // (detail: the result's number) times it against the result's own mark, vtrain:result.
+  let drawn = { mine: 0, parts: new Set() };
+  function chartDone(mine, part) {
+    if (mine !== seq) return;
+    if (drawn.mine !== mine) drawn = { mine, parts: new Set() };
+    drawn.parts.add(part);
+    if (drawn.parts.size === 2 && document.body.dataset.planCharts !== String(mine)) {
+      document.body.dataset.planCharts = String(mine);
+      performance.mark('vtrain:plan-charts', { detail: mine });
+    }
   }
 
   function showStale(stale) {
@@ -269,7 +285,7 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
     const answer = r.training ? [fmt.days(r.training_days), r.cost_usd != null ? fmt.usd(r.cost_usd) : null] : [`${fmt.duration(r.iteration_time_s)} per iteration`];
     document.title = `${modelName(r)} on ${fmt.gpus(c.cluster.num_gpus)}: ${answer.filter(Boolean).join(', ')} · vtrain`;
     results.dataset.rendered = String(mine);
-    performance.mark('vtrain:result');
+    performance.mark('vtrain:result', { detail: mine });
     if (embed) {
       renderCard(r, {
         title: `${modelName(r)} on ${c.cluster.num_gpus.toLocaleString('en-US')} × ${catalog.gpuName(c.cluster.gpu)}`,
