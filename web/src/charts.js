@@ -131,11 +131,17 @@ export async function plot(el, build) {
   const { traces, layout: given, config, fit } = build(t);
   let layout = themed(given, t);
   const cfg = configFor(el, config || PLOT_CONFIG);
+  // The legend's height as last drawn with the same entries at the same width, if any.
+  const legendKey = fit ? `${el.clientWidth}|${traces.filter((x) => x.showlegend !== false).map((x) => x.name).join('|')}` : '';
+  if (fit && el.vtrainLegend && el.vtrainLegend.key === legendKey) {
+    layout = { ...layout, margin: { ...layout.margin, b: fit.below + el.vtrainLegend.px + 4 } };
+  }
   if (fit && fit.top != null) el.style.height = `${fit.top + (layout.margin?.b ?? 0)}px`;
   await Plotly.react(el, traces, layout, cfg);
   if (fit) {
     const legend = el.querySelector('g.legend');
     const legendPx = legend ? Math.ceil(legend.getBoundingClientRect().height) : 0;
+    el.vtrainLegend = { key: legendKey, px: legendPx };
     const need = fit.below + legendPx + 4;
     if (Math.abs(need - (layout.margin?.b ?? 0)) > 3) {
       layout = { ...layout, margin: { ...layout.margin, b: need } };

@@ -160,6 +160,7 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
       const full = await vtrain.simulate({ ...config, output: { timeline: true, operators: true } }, { priority: 'low' });
       if (mine !== seq) return;
       timeline = full;
+      performance.mark('vtrain:timeline-data', { detail: mine });
       if (shown) drawTimelineNow(mine);
     } catch (e) {
       if (mine === seq && e.code !== 'cancelled') setChartMessage($('chart-timeline'), 'The timeline could not be computed.');
