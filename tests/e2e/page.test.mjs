@@ -56,7 +56,11 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     const n = (x) => x.toLocaleString('en-US');
     const [lo, hi] = golden.accuracy.gpus.map(n);
     const [narrow, wide] = golden.accuracy.hidden.map(n);
-    assert.ok(note.startsWith(`This plan is larger than the calibration runs. On ${golden.accuracy.measured_runs} published Megatron-LM runs (${lo} to ${hi} GPUs, hidden ${narrow} to ${wide}),`), note);
+    // First the mean error of each set of published runs (the embed card's words), then the runs.
+    const pct = (a) => fmt.percent(a.mape_percent / 100);
+    const short = `Mean error ${pct(golden.accuracy)} on published Megatron-LM runs, ${golden.accuracy_also.map((a) => `${pct(a)} on ${a.framework}`).join(', ')}.`;
+    assert.equal(await page.textContent('#accuracy .accuracy-short'), short);
+    assert.ok(note.startsWith(`${short} This plan is larger than the calibration runs. On ${golden.accuracy.measured_runs} published Megatron-LM runs (${lo} to ${hi} GPUs, hidden ${narrow} to ${wide}),`), note);
     assert.ok(note.includes(`off by ${fmt.percent(golden.accuracy.mape_percent / 100)} on average`), note);
     // Then each other published set, in the profile's order; a range of one value is said once.
     const span = ([lo, hi]) => (lo === hi ? n(lo) : `${n(lo)} to ${n(hi)}`);
@@ -166,8 +170,14 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     assert.ok(run.ms <= sanity('sweep_ms'), `the sweep took ${run.ms.toFixed(0)} ms`);
 
     await page.waitForSelector('body[data-scatter]');
+    // Plans that do not fit in memory are not timed by default: they have no training time, and
+    // the chart has a point per plan timed.
+    const rows = await page.$$eval('#explore-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+    const unfit = rows.filter((r) => r[7] === 'does not fit');
+    assert.ok(unfit.length > 0 && unfit.every((r) => r[3] === fmt.DASH), 'plans that do not fit are not timed');
+    const timed = rows.filter((r) => r[3] !== fmt.DASH).length;
     const points = await page.evaluate(() => document.querySelectorAll('#chart-scatter .scatterlayer .point').length);
-    assert.ok(points >= 294, `${points} points drawn`);
+    assert.ok(points >= timed && timed < 294, `${points} points drawn for ${timed} plans timed`);
     assert.equal(await page.locator('#explore-table tbody tr').count(), 294);
     await assertNoBadText(page);
     await page.waitForTimeout(200);
@@ -250,7 +260,10 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     await page.fill('#f-model-layers', '96');
     await page.fill('#f-plan-tp', '4');
     await page.waitForSelector('#f-plan-tp-err[hidden]', { state: 'attached' });
-    assert.equal(await page.inputValue('#f-cluster-num_gpus'), String(4 * 8 * 16));
+    // The GPUs stay what they were; dp takes up the change, and says so.
+    assert.equal(await page.inputValue('#f-cluster-num_gpus'), '1024');
+    assert.equal(await page.inputValue('#f-plan-dp'), '32');
+    assert.match(await page.textContent('#f-plan-dp-note'), /^Changed from 16 to 32, so that tp × pp × dp keeps the 1,024 GPUs\.$/);
     await page.waitForFunction(() => !document.getElementById('results').classList.contains('stale'));
     // A price written with its dollar sign is a price.
     const rendered = await page.getAttribute('#results', 'data-rendered');
@@ -280,6 +293,7 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     assert.equal(await again.inputValue('#f-plan-micro_batch'), '2');
     assert.equal(await again.inputValue('#f-model-preset'), 'llama2-70b');
     const snippet = await again.inputValue('#embed-snippet');
+    const accuracy = await again.textContent('#accuracy .accuracy-short');
     await again.close();
 
     // The card fits the snippet's frame from a phone's width to the frame's own.
@@ -300,7 +314,9 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     assert.equal(plain(await embed.textContent('#card-iteration')), plain(want['kpi-iteration'].text));
     const multi = cliGolden().cases.find((c) => c.kind === 'example' && c.name === 'llama2-70b').expected.accuracy;
     assert.equal(multi.set, 'published', '2048 GPUs are beyond the calibration runs');
-    assert.match(await embed.textContent('#card-status'), new RegExp(`±${fmt.percent(multi.mape_percent / 100)} on published runs$`));
+    // The card says what the Plan view says of the same plan's accuracy, word for word.
+    assert.equal(await embed.textContent('#card-accuracy'), accuracy);
+    assert.ok(accuracy.startsWith(`Mean error ${fmt.percent(multi.mape_percent / 100)} on published`), accuracy);
     await assertNoBadText(embed);
     await screenshot(embed, 'embed.png');
     await embed.close();

@@ -136,7 +136,14 @@ export async function plot(el, build) {
   if (fit && el.vtrainLegend && el.vtrainLegend.key === legendKey) {
     layout = { ...layout, margin: { ...layout.margin, b: fit.below + el.vtrainLegend.px + 4 } };
   }
-  if (fit && fit.top != null) el.style.height = `${fit.top + (layout.margin?.b ?? 0)}px`;
+  // A chart of fitted height says its height to Plotly, which does not measure the box again.
+  const sized = (l) => {
+    if (!fit || fit.top == null) return l;
+    const height = fit.top + (l.margin?.b ?? 0);
+    el.style.height = `${height}px`;
+    return { ...l, height };
+  };
+  layout = sized(layout);
   await Plotly.react(el, traces, layout, cfg);
   if (fit) {
     const legend = el.querySelector('g.legend');
@@ -144,8 +151,7 @@ export async function plot(el, build) {
     el.vtrainLegend = { key: legendKey, px: legendPx };
     const need = fit.below + legendPx + 4;
     if (Math.abs(need - (layout.margin?.b ?? 0)) > 3) {
-      layout = { ...layout, margin: { ...layout.margin, b: need } };
-      if (fit.top != null) el.style.height = `${fit.top + need}px`;
+      layout = sized({ ...layout, margin: { ...layout.margin, b: need } });
       await Plotly.react(el, traces, layout, cfg);
     }
   }

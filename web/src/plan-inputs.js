@@ -8,9 +8,9 @@
 //   {reason: 'example', name} an example was loaded
 //   {reason: 'replaced'}      a whole config was put in (replace())
 // set() changes values silently, for a caller that simulates them itself.
-import { FIELDS, SECTIONS, MODEL_KEYS, FIELD_BY_KEY, fieldForPointer, fieldMessage } from './fields.js';
+import { FIELDS, SECTIONS, MODEL_KEYS, FIELD_BY_KEY, fieldForPointer, fieldMessage, shortName } from './fields.js';
 import * as fmt from './format.js';
-import { h, fieldElement, markFieldErrors } from './form.js';
+import { h, fieldElement, markFieldErrors, noteField, whyField } from './form.js';
 
 // The example a link without inputs opens.
 const DEFAULT_EXAMPLE = 'gpt3-175b';
@@ -33,9 +33,11 @@ function configValues(config) {
 }
 
 const positiveInt = (text) => {
-  const v = fmt.parseNumber(text ?? '');
-  return v != null && Number.isInteger(v) && v > 0 ? v : null;
+  const { value } = fmt.parseCount(text ?? '');
+  return value > 0 ? value : null;
 };
+
+const count = (n) => n.toLocaleString('en-US');
 
 /**
  * The inputs, drawn into `fields` (the form's field container) with their errors in `errorBox`
@@ -45,6 +47,7 @@ export function createPlanInputs({ catalog, fields, errorBox, examples }) {
   let preset = null; // model preset name, or null for a custom shape
   let values = {}; // field key -> text as typed
   let result = null; // the last result these inputs gave, as the Plan view shows it
+  let lastEdited = null; // the field the user changed last
   const listeners = [];
   const $ = (id) => document.getElementById(id);
   const emit = (change) => {
@@ -149,27 +152,42 @@ export function createPlanInputs({ catalog, fields, errorBox, examples }) {
     if (event.type === 'input' && (f.kind === 'select' || f.kind === 'bool')) return;
     if (event.type === 'change' && f.kind !== 'select' && f.kind !== 'bool') return;
     values[f.key] = f.kind === 'bool' ? String(target.checked) : target.value;
-    // GPUs = tp x pp x dp: a change to one side keeps the other in step.
-    if (['tp', 'pp', 'dp'].includes(f.key)) {
-      const [tp, pp, dp] = ['tp', 'pp', 'dp'].map((k) => positiveInt(values[k]));
-      if (tp && pp && dp) {
-        values.num_gpus = String(tp * pp * dp);
-        showValue(FIELD_BY_KEY.get('num_gpus'));
-      }
-    } else if (f.key === 'num_gpus') {
-      const [n, tp, pp] = ['num_gpus', 'tp', 'pp'].map((k) => positiveInt(values[k]));
-      if (n && tp && pp && n % (tp * pp) === 0) {
-        values.dp = String(n / (tp * pp));
-        showValue(FIELD_BY_KEY.get('dp'));
-      }
-    } else if (f.key === 'gpu') {
-      updatePlaceholders();
-    }
+    lastEdited = f;
+    clearNotes();
+    keepGpusInStep(f.key);
+    if (f.key === 'gpu') updatePlaceholders();
     if (f.section === 'model') {
       preset = matchPreset();
       showPreset();
     }
     emit({ reason: 'edit', delay: f.kind === 'select' || f.kind === 'bool' ? 0 : 200 });
+  }
+
+  // GPUs = tp × pp × dp. What the user typed stays; the one input that makes the product hold is
+  // changed, and a note under it says so: a new tp or pp (or GPU count) sets dp when the GPUs
+  // divide evenly, a new dp sets the GPUs. Where no whole dp fits (tp 7 on 2,048 GPUs), nothing
+  // else changes and the simulator reports the conflict beside the GPUs.
+  function keepGpusInStep(key) {
+    if (!['tp', 'pp', 'dp', 'num_gpus'].includes(key)) return;
+    const [n, tp, pp, dp] = ['num_gpus', 'tp', 'pp', 'dp'].map((k) => positiveInt(values[k]));
+    if (!tp || !pp) return;
+    if (key === 'dp') {
+      if (!dp || n === tp * pp * dp) return;
+      const before = values.num_gpus;
+      values.num_gpus = String(tp * pp * dp);
+      showValue(FIELD_BY_KEY.get('num_gpus'));
+      noteField(FIELD_BY_KEY.get('num_gpus'), `Changed${before ? ` from ${before}` : ''} to ${count(tp * pp * dp)} = tp × pp × dp.`);
+      return;
+    }
+    if (!n || n % (tp * pp) !== 0 || n / (tp * pp) === dp) return;
+    const before = values.dp;
+    values.dp = String(n / (tp * pp));
+    showValue(FIELD_BY_KEY.get('dp'));
+    noteField(FIELD_BY_KEY.get('dp'), `Changed${before ? ` from ${before}` : ''} to ${count(n / (tp * pp))}, so that tp × pp × dp keeps the ${count(n)} GPUs.`);
+  }
+
+  function clearNotes() {
+    for (const f of FIELDS) noteField(f, '');
   }
 
   // ---------------------------------------------------------------- examples
@@ -199,6 +217,8 @@ export function createPlanInputs({ catalog, fields, errorBox, examples }) {
     if (!ex) return;
     preset = ex.config.model.name;
     values = {};
+    lastEdited = null;
+    clearNotes();
     showValues(configValues(ex.config));
     emit({ reason: 'example', name });
   }
@@ -253,17 +273,32 @@ export function createPlanInputs({ catalog, fields, errorBox, examples }) {
           if (!f.optional) errors.push({ code: 'missing', pointer: f.pointer, message: `${f.pointer}: enter a value` });
           continue;
         }
+        if (f.kind === 'int') {
+          const { value, error } = fmt.parseCount(raw);
+          if (error) errors.push({ code: 'type', pointer: f.pointer, message: `${f.pointer}: ${error}` });
+          else out[f.key] = value;
+          continue;
+        }
         const v = fmt.parseNumber(raw);
         if (v == null) errors.push({ code: 'type', pointer: f.pointer, message: `${f.pointer}: enter a number` });
-        else if (f.kind === 'int' && !Number.isInteger(v)) errors.push({ code: 'type', pointer: f.pointer, message: `${f.pointer}: enter a whole number` });
         else out[f.key] = v;
       }
       config.model.name = preset || 'custom';
       return { config, errors };
     },
 
-    /** Shows `errors` ([{pointer, message}]) beside their fields, the rest above the form. */
+    /**
+     * Shows `errors` ([{pointer, message}]) beside their fields, the rest above the form. An
+     * error about another field that names the field the user just changed ("hidden size must
+     * be divisible by heads (100)" after heads was edited) is shown beside that field too.
+     */
     showErrors(errors) {
+      const named = lastEdited
+        ? errors
+          .filter((e) => e.pointer !== lastEdited.pointer && String(e.message).includes(`${lastEdited.pointer} `) && fieldForPointer(e.pointer))
+          .map((e) => ({ ...e, pointer: lastEdited.pointer, message: `${shortName(e.pointer)} ${fieldMessage(e.message, e.pointer).replace(/^./, (c) => c.toLowerCase())}` }))
+        : [];
+      errors = [...errors, ...named];
       return markFieldErrors({
         fields: FIELDS,
         errors,
@@ -271,6 +306,17 @@ export function createPlanInputs({ catalog, fields, errorBox, examples }) {
         message: (e, f) => fieldMessage(e.message, f ? (f.pointer === e.pointer ? e.pointer : null) : e.pointer),
         box: errorBox,
       });
+    },
+
+    /**
+     * Says beside each field why its setting changes nothing here: the simulator's no_effect
+     * warnings ([{pointer, message}]); the fields without one are cleared.
+     */
+    showWhy(warnings) {
+      for (const f of FIELDS) {
+        const own = warnings.filter((w) => w.pointer === f.pointer).map((w) => fieldMessage(w.message, null));
+        whyField(f, own.join(' '));
+      }
     },
 
     /** Sets some fields (text by key) without telling anyone: the caller simulates them. */
@@ -337,6 +383,11 @@ export function createPlanInputs({ catalog, fields, errorBox, examples }) {
           preset = null;
         }
         Object.assign(values, named);
+        // A GPU the page has no profile for falls back to the example's, as an unknown model does.
+        if (named.gpu != null && !catalog.profile(named.gpu)) {
+          ignored.push(['gpu', named.gpu]);
+          values.gpu = (own || base).config.cluster.gpu;
+        }
         // A hand-written link that sets a parallel degree but not the GPU count gets the product,
         // as editing the degree in the form does.
         const degrees = ['tp', 'pp', 'dp'].map((k) => fmt.parseNumber(values[k] ?? ''));

@@ -5,6 +5,7 @@ import * as fmt from '../format.js';
 import { EXPLORE_CASES, OBJECTIVES } from '../choices.js';
 import { fieldForPointer, fieldMessage } from '../fields.js';
 import { errorList } from '../form.js';
+import { termHtml } from '../glossary.js';
 import { openableRow, runControls } from '../sweep.js';
 import { drawScatter } from './explore-charts.js';
 import { PLAN_KEYS, compare, feasible, planStatus, samePlan } from './explore-plans.js';
@@ -53,7 +54,7 @@ const markup = `
       <p class="error" id="explore-deadline-err" aria-live="polite" hidden></p>
     </div>
     <div class="field bool">
-      <div class="control"><input id="explore-unfit" type="checkbox" checked /><label for="explore-unfit">Also time plans that run out of memory</label></div>
+      <div class="control"><input id="explore-unfit" type="checkbox" /><label for="explore-unfit">Also time plans that run out of memory</label></div>
     </div>
     <div class="explore-actions">
       <button type="button" id="explore-run" class="primary">Run the sweep</button>
@@ -67,7 +68,7 @@ const markup = `
   <p id="explore-status" class="status" aria-live="polite"></p>
   <div id="explore-best" class="best"></div>
   <figure class="chart-card" id="explore-figure" hidden>
-    <figcaption>Training time against cost, one point per plan <span class="caption-note">click a point to open the plan</span></figcaption>
+    <figcaption>Training time against cost, one point per plan; ★ the time–cost frontier${termHtml('frontier')} <span class="caption-note">click a point to open the plan</span></figcaption>
     <div id="chart-scatter" class="chart chart-tall" role="img" aria-label="Training days against cost for every plan"></div>
   </figure>
   <div class="table-wrap" id="explore-table-wrap" hidden>
@@ -113,7 +114,7 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
     sort: { key: 'status', dir: 1 },
     space: 'grid',
     budget: '', // '' follows the cluster's GPU count
-    unfit: true,
+    unfit: false, // whether plans that do not fit in memory are timed too
     objective: 'cost', // cost | time | deadline
     deadline: '30', // days, as typed; used with the deadline objective
   };
@@ -227,8 +228,15 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
     controls.abort();
     const { request: req, errors } = request();
     if (errors) {
+      // A sweep of the inputs before is dropped without a word, so that the reason stays.
+      controls.stop();
+      document.body.dataset.explore = 'invalid';
       if (errors.some((x) => fieldForPointer(x.pointer))) inputs.showErrors(errors);
-      setStatus('Fix the marked inputs, then explore.', true);
+      const what = errors.length === 1 && errors[0].pointer === '' ? errors[0].message : null;
+      setStatus(what === 'the deadline'
+        ? 'Enter a deadline of more than 0 days, then explore: the best plan is the cheapest that finishes within it.'
+        : what === 'the GPU budget' ? 'Enter the most GPUs a plan may use, then explore.' : 'Fix the marked inputs, then explore.', true);
+      markStale(true);
       return;
     }
     view.stale = false;
@@ -376,7 +384,11 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
     const col = COLUMNS.find((c) => c.key === view.sort.key) || COLUMNS[3];
     const key = col.sort || ((p) => p[col.key]);
     const dir = view.sort.dir;
+    // Plans that can run come first whatever the column and direction: one that does not fit in
+    // memory, or needs more GPUs than the budget, never sorts above one that runs.
     const rows = [...r.plans].sort((a, b) => {
+      const group = Number(!feasible(a)) - Number(!feasible(b));
+      if (group) return group;
       const ka = key(a);
       const kb = key(b);
       const missing = compare(ka, kb);
@@ -477,7 +489,7 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
       const out = [];
       if (view.space !== 'grid') out.push(['space', view.space]);
       if (view.budget) out.push(['budget', view.budget]);
-      if (view.unfit === false) out.push(['unfit', '0']);
+      if (view.unfit) out.push(['unfit', '1']);
       if (view.objective !== 'cost') out.push(['objective', view.objective]);
       if (view.objective === 'deadline' && view.deadline) out.push(['deadline', view.deadline]);
       return out;
@@ -489,7 +501,7 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
       if (space && (space === 'grid' || space === 'all' || EXPLORE_CASES.some((c) => c.name === space))) view.space = space;
       else if (space) ignored.push(['space', space]);
       if (query.get('budget') != null) view.budget = query.get('budget');
-      if (query.has('unfit')) view.unfit = query.get('unfit') !== '0';
+      if (query.has('unfit')) view.unfit = query.get('unfit') === '1';
       const objective = query.get('objective');
       if (objective && Object.hasOwn(OBJECTIVES, objective)) view.objective = objective;
       else if (objective) ignored.push(['objective', objective]);
@@ -503,7 +515,7 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
       const r = view.result;
       if (!r) return null;
       const stem = `${fmt.fileStem(inputs.result?.config)}-plans`;
-      if (kind === 'json') return { name: `${stem}.json`, type: 'application/json', text: JSON.stringify(r, null, 2) };
+      if (kind === 'json') return { name: `${stem}.json`, type: 'application/json', text: JSON.stringify({ link: location.href, result: r }, null, 2) };
       const keys = [...PLAN_KEYS, 'num_gpus', 'iteration_time_s', 'training_days', 'gpu_hours', 'cost_usd', 'energy_MWh', 'mfu',
         'memory_GiB', 'fits_in_memory', 'within_gpu_limit', 'simulated', 'pareto'];
       return { name: `${stem}.csv`, type: 'text/csv', text: fmt.csv([keys, ...r.plans.map((p) => keys.map((k) => p[k]))]) };

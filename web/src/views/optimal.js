@@ -6,6 +6,7 @@
 import * as fmt from '../format.js';
 import { BUDGET_KINDS, SCALING_FITS } from '../choices.js';
 import { h, errorList } from '../form.js';
+import { termButton } from '../glossary.js';
 import { openableRow, runControls } from '../sweep.js';
 import { drawDays, drawLoss, lossRule } from './optimal-charts.js';
 import { CUSTOM_KEYS, LINK_KEYS, createOptimalForm, optimalMessage } from './optimal-form.js';
@@ -28,7 +29,7 @@ const markup = `
   <div id="optimal-result" hidden>
     <p id="optimal-headline" class="headline"></p>
     <p id="optimal-lead" class="optimal-lead"></p>
-    <div id="optimal-answers" class="answers"></div>
+    <div id="optimal-answers" class="answers" data-summary-anchor></div>
     <div class="charts">
       <figure class="chart-card">
         <figcaption>Loss against model size on this budget <span class="caption-note" id="optimal-loss-note"></span></figcaption>
@@ -76,7 +77,7 @@ function row(label, value, attrs = {}) {
   return h('div', attrs, h('dt', { text: label }), h('dd', { text: value }));
 }
 
-function create(panel, { vtrain, catalog, open, changed, ownInputs }) {
+function create(panel, { vtrain, catalog, open, changed, ownInputs, summarize }) {
   const view = {
     shown: false,
     result: null, // the last answer, with the request that gave it
@@ -123,6 +124,7 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs }) {
   function markStale(text) {
     $('optimal-result').classList.toggle('stale', Boolean(view.result));
     setStatus(view.result ? `${text} The answer below is for the last valid inputs.` : text, true);
+    summarize({ parts: [text.replace(/\.$/, ''), view.result ? 'the answer is for the last valid inputs' : 'no answer yet'], bad: true });
     document.body.dataset.optimal = 'invalid';
   }
 
@@ -248,7 +250,7 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs }) {
     const card = h(
       'article',
       { class: `answer ${id}`, id: `answer-${id}`, 'data-params': String(params) },
-      h('h3', {}, title, h('span', { class: 'answer-note', text: note })),
+      h('h3', {}, title, h('span', { class: 'answer-note', text: note }), id === 'flop' ? termButton('flop_only') : null),
       h('p', { class: 'answer-big' },
         h('output', { text: cut < 0 ? big : big.slice(0, cut) }),
         h('span', { class: 'kpi-unit', text: `${cut < 0 ? '' : big.slice(cut + 1)} parameters` })),
@@ -346,6 +348,10 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs }) {
   }
 
   function render(r, req, seq) {
+    const a0 = r.achievable;
+    summarize(a0
+      ? { parts: [`achievable: ${fmt.count(a0.params)} parameters`, `${fmt.count(a0.tokens)} tokens`, fmt.days(a0.training_days), fmt.usd(a0.cost_usd)], bad: false }
+      : { parts: ['no candidate size trains within this budget'], bad: true });
     $('optimal-result').hidden = false;
     $('optimal-result').classList.remove('stale');
     $('optimal-headline').textContent = `${budgetText(r, req)} · ${scalingText(r.scaling)}`;

@@ -4,9 +4,12 @@
 // In an embedded page (?embed=1) it fills the card instead.
 import * as fmt from '../format.js';
 import { h, errorList } from '../form.js';
+import { fieldMessage, shortName } from '../fields.js';
+import { termButton, termHtml } from '../glossary.js';
 import { toText } from '../plan-inputs.js';
 import { renderOperators } from './operators.js';
 import { renderCard, cardStatus } from './plan-card.js';
+import { accuracyNote, accuracyShort } from '../accuracy.js';
 import { PARTS, drawBreakdown, drawMemory, drawTimeline } from './plan-charts.js';
 
 const $ = (id) => document.getElementById(id);
@@ -15,12 +18,12 @@ const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 const markup = `
   <p id="status" class="status" aria-live="polite"></p>
-  <p id="headline" class="headline"></p>
-  <div class="kpis" id="kpis">
-    <div class="kpi"><span class="kpi-label">Iteration time</span><output id="kpi-iteration" class="kpi-value">—</output><span class="kpi-sub" id="kpi-iteration-sub"></span></div>
+  <p id="headline" class="headline" tabindex="-1"></p>
+  <div class="kpis" id="kpis" data-summary-anchor>
+    <div class="kpi"><span class="kpi-label">Iteration time${termHtml('iteration')}</span><output id="kpi-iteration" class="kpi-value">—</output><span class="kpi-sub" id="kpi-iteration-sub"></span></div>
     <div class="kpi"><span class="kpi-label">Training time</span><output id="kpi-days" class="kpi-value">—</output><span class="kpi-sub" id="kpi-days-sub"></span></div>
     <div class="kpi"><span class="kpi-label">Cost</span><output id="kpi-cost" class="kpi-value">—</output><span class="kpi-sub" id="kpi-cost-sub"></span></div>
-    <div class="kpi"><span class="kpi-label">MFU</span><output id="kpi-mfu" class="kpi-value">—</output><span class="kpi-sub" id="kpi-mfu-sub"></span></div>
+    <div class="kpi"><span class="kpi-label">MFU${termHtml('mfu')}</span><output id="kpi-mfu" class="kpi-value">—</output><span class="kpi-sub" id="kpi-mfu-sub"></span></div>
     <div class="kpi"><span class="kpi-label">Tokens/s</span><output id="kpi-tps" class="kpi-value">—</output><span class="kpi-sub" id="kpi-tps-sub"></span></div>
     <div class="kpi"><span class="kpi-label">Memory per GPU</span><output id="kpi-mem" class="kpi-value">—</output><span class="kpi-sub" id="kpi-mem-sub"></span></div>
   </div>
@@ -28,7 +31,7 @@ const markup = `
   <ul id="warnings" class="warnings" hidden></ul>
   <div class="charts">
     <figure class="chart-card">
-      <figcaption>Where the iteration time goes <span class="caption-note" id="breakdown-note"></span></figcaption>
+      <figcaption>Where the iteration time goes${termHtml('bubble')} <span class="caption-note" id="breakdown-note"></span></figcaption>
       <div id="chart-breakdown" class="chart chart-short" role="img" aria-label="Time breakdown of one iteration"></div>
     </figure>
     <figure class="chart-card">
@@ -42,6 +45,7 @@ const markup = `
     <figure class="chart-card chart-wide" id="ops-figure" hidden>
       <figcaption>Operator by operator <span class="caption-note" id="ops-note"></span></figcaption>
       <div class="ops-wrap"><table class="ops" id="ops-table"></table></div>
+      <p class="chart-note" id="ops-foot"></p>
     </figure>
   </div>`;
 
@@ -54,27 +58,6 @@ function planText(c) {
   if (p.sequence_parallel) parts.push('sequence parallel');
   if (p.zero_stage) parts.push(`ZeRO-${p.zero_stage}`);
   return parts.join(' · ');
-}
-
-// What the profile's record says about runs like this plan: the calibration runs of its kind, or,
-// beyond their GPU counts, the published runs that no fit saw.
-function accuracyNote(r) {
-  const acc = r.accuracy;
-  if (!acc) return '';
-  const off = (a) => fmt.percent(a.mape_percent / 100);
-  const range = ([lo, hi]) => (lo === hi ? lo.toLocaleString('en-US') : `${lo.toLocaleString('en-US')} to ${hi.toLocaleString('en-US')}`);
-  const span = (a) => {
-    const parts = [a.gpus ? `${range(a.gpus)} GPUs` : '', a.hidden ? `hidden ${range(a.hidden)}` : ''].filter(Boolean);
-    return parts.length ? ` (${parts.join(', ')})` : '';
-  };
-  if (acc.set === 'published') {
-    const also = (r.accuracy_also || [])
-      .map((a) => ` On ${a.measured_runs} published ${a.framework} runs${span(a)}, by ${off(a)}.`)
-      .join('');
-    return `This plan is larger than the calibration runs. On ${acc.measured_runs} published ${acc.framework} runs${span(acc)}, which no fit saw, this profile's iteration times were off by ${off(acc)} on average.${also}`;
-  }
-  const kind = acc.set === 'single-node' ? 'runs on one node' : 'runs across nodes';
-  return `On ${acc.measured_runs} measured ${kind}${span(acc)}, this profile's iteration times were off by ${off(acc)} on average (${acc.held_out ? 'each predicted by a fit that had not seen it' : 'the runs it was fitted to'}).`;
 }
 
 /** The download of a result: a row per quantity with its unit. */
@@ -105,7 +88,7 @@ function planCsv(r) {
   return fmt.csv(rows);
 }
 
-function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, changed, toast, link }) {
+function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, changed, toast, link, summarize }) {
   let shown = false;
   let seq = 0; // increases with every simulation request; older replies are dropped
   let result = null; // the last good result (without its timeline)
@@ -130,8 +113,9 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
     if (errors.length) {
       // The simulator's last word on the other fields still holds until they can be checked again.
       const typed = new Set(errors.map((e) => e.pointer));
-      inputs.showErrors([...errors, ...coreErrors.filter((e) => !typed.has(e.pointer))]);
-      showStale(true);
+      const all = [...errors, ...coreErrors.filter((e) => !typed.has(e.pointer))];
+      inputs.showErrors(all);
+      showStale(true, all);
       return false;
     }
     try {
@@ -148,7 +132,7 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
       if (mine !== seq || e.code === 'cancelled') return false;
       coreErrors = errorList(e);
       inputs.showErrors(coreErrors);
-      showStale(true);
+      showStale(true, coreErrors);
       return false;
     }
   }
@@ -211,10 +195,15 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
     }
   }
 
-  function showStale(stale) {
+  // `errors`, when stale: what stops the result, the first of them for the summary bar.
+  function showStale(stale, errors = []) {
     results.classList.toggle('stale', stale && Boolean(result));
     const status = $('status');
     if (stale) {
+      const e = errors[0];
+      const said = e ? fieldMessage(e.message, e.pointer || null) : '';
+      const what = e ? (e.pointer ? `${shortName(e.pointer)}: ${said.charAt(0).toLowerCase()}${said.slice(1)}` : said) : 'Fix the marked inputs';
+      summarize({ parts: [what, result ? 'the figures are from the last valid inputs' : 'no result yet'], bad: true });
       status.textContent = result
         ? 'Fix the marked inputs to update the result; the numbers below are from the last valid inputs.'
         : 'Fix the marked inputs to see a result.';
@@ -228,7 +217,8 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
 
   // "26.44 s" shows as a large number and a smaller unit.
   // `raw` (the unrounded number) is kept in data-value for anyone who reads the page.
-  function setKpi(id, value, sub, bad = false, raw = undefined) {
+  // `term`: a glossary entry whose "?" follows the sub-line.
+  function setKpi(id, value, sub, bad = false, raw = undefined, term = null) {
     const out = $(id);
     if (typeof raw === 'number' && Number.isFinite(raw)) out.dataset.value = String(raw);
     else delete out.dataset.value;
@@ -236,6 +226,7 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
     out.textContent = cut < 0 ? value : value.slice(0, cut);
     if (cut >= 0) out.append(h('span', { class: 'kpi-unit', text: value.slice(cut + 1) }));
     $(`${id}-sub`).textContent = sub || '';
+    if (term && sub) $(`${id}-sub`).append(termButton(term));
     out.closest('.kpi').classList.toggle('bad', bad);
   }
 
@@ -250,7 +241,7 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
       h('br'),
       h('span', { class: 'plan', text: `${planText(c)} · ${r.micro_batches} micro-batches per iteration` }),
     );
-    setKpi('kpi-iteration', fmt.duration(r.iteration_time_s), `${fmt.duration(r.breakdown_s.pipeline_bubble)} of it pipeline bubble`, false, r.iteration_time_s);
+    setKpi('kpi-iteration', fmt.duration(r.iteration_time_s), `${fmt.duration(r.breakdown_s.pipeline_bubble)} of it pipeline bubble`, false, r.iteration_time_s, 'bubble');
     const t = r.training;
     setKpi('kpi-days', t ? fmt.days(r.training_days) : fmt.DASH, t ? `${fmt.count(t.iterations)} iterations, ${fmt.count(t.tokens)} tokens` : 'set training tokens', false, r.training_days);
     setKpi(
@@ -259,8 +250,9 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
       t ? `${fmt.count(t.gpu_hours)} GPU-hours${r.cost_usd != null ? ` at ${fmt.usd(c.cluster.price_per_gpu_hour_usd)}` : ''}, ${fmt.sig(t.energy_MWh)} MWh` : 'set training tokens',
       false,
       r.cost_usd,
+      t ? 'gpu_hours' : null,
     );
-    setKpi('kpi-mfu', fmt.percent(r.mfu), `HFU ${fmt.percent(r.hfu)}`, false, r.mfu);
+    setKpi('kpi-mfu', fmt.percent(r.mfu), `HFU ${fmt.percent(r.hfu)}`, false, r.mfu, 'hfu');
     setKpi('kpi-tps', fmt.count(r.tokens_per_s), `${fmt.sig(r.tflops_per_gpu)} TFLOP/s per GPU`, false, r.tokens_per_s);
     setKpi(
       'kpi-mem',
@@ -273,16 +265,28 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
     const warnings = r.warnings
       .filter((w) => w.code !== 'timeline_omitted')
       .map((w) => capital(w.message) + (w.code === 'out_of_memory' ? advice : ''));
-    $('accuracy').textContent = accuracyNote(r);
+    // The same words as the embed card's, then the runs they come from.
+    $('accuracy').textContent = '';
+    if (r.accuracy) $('accuracy').append(h('strong', { class: 'accuracy-short', text: `${accuracyShort(r)}.` }), ` ${accuracyNote(r)}`);
     $('accuracy').hidden = !r.accuracy;
+    inputs.showWhy(r.warnings.filter((w) => w.code === 'no_effect'));
     const list = $('warnings');
     list.textContent = '';
     for (const w of warnings) list.append(h('li', { text: w }));
     list.hidden = warnings.length === 0;
     $('breakdown-note').textContent = `stage ${r.breakdown_stage}, the busiest`;
-    if (!embed) renderOperators($('ops-figure'), $('ops-table'), $('ops-note'), r);
+    if (!embed) renderOperators($('ops-figure'), $('ops-table'), $('ops-note'), $('ops-foot'), r);
     $('memory-note').textContent = `stage ${r.memory_stage}, the fullest`;
 
+    summarize({
+      parts: [
+        `${fmt.duration(r.iteration_time_s)} per iteration`,
+        r.training ? fmt.days(r.training_days) : null,
+        r.cost_usd != null ? fmt.usd(r.cost_usd) : null,
+        r.fits_in_memory ? `${fmt.gib(r.memory_GiB.total)}, fits` : `${fmt.gib(r.memory_GiB.total)}, does not fit`,
+      ].filter(Boolean),
+      bad: !r.fits_in_memory,
+    });
     const answer = r.training ? [fmt.days(r.training_days), r.cost_usd != null ? fmt.usd(r.cost_usd) : null] : [`${fmt.duration(r.iteration_time_s)} per iteration`];
     document.title = `${modelName(r)} on ${fmt.gpus(c.cluster.num_gpus)}: ${answer.filter(Boolean).join(', ')} · vtrain`;
     results.dataset.rendered = String(mine);
@@ -348,7 +352,12 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
         inputs.set(values);
       }
       show('plan');
-      return simulateNow();
+      const ok = await simulateNow();
+      // The answer's headline, in sight and focused, wherever the page was scrolled to.
+      const headline = $('headline');
+      headline.scrollIntoView({ block: 'start' });
+      headline.focus({ preventScroll: true });
+      return ok;
     },
     download(kind) {
       if (!result) return 'No result to download yet';
