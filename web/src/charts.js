@@ -130,6 +130,11 @@ export async function plot(el, build) {
   const t = theme();
   const { traces, layout: given, config, fit } = build(t);
   let layout = themed(given, t);
+  // A legend under a narrow chart (a phone) in two columns: as one, it grows taller than Plotly
+  // lets a legend be, and scrolls.
+  if (layout.legend && layout.legend.orientation === 'h' && (el.clientWidth || 800) < 520) {
+    layout = { ...layout, legend: { ...layout.legend, entrywidth: 0.5, entrywidthmode: 'fraction', font: { ...(layout.legend.font || {}), size: 10 } } };
+  }
   const cfg = configFor(el, config || PLOT_CONFIG);
   // The legend's height as last drawn with the same entries at the same width, if any.
   const legendKey = fit ? `${el.clientWidth}|${traces.filter((x) => x.showlegend !== false).map((x) => x.name).join('|')}` : '';

@@ -11,6 +11,7 @@
 import { FIELDS, SECTIONS, MODEL_KEYS, FIELD_BY_KEY, fieldForPointer, fieldMessage, shortName } from './fields.js';
 import * as fmt from './format.js';
 import { h, fieldElement, markFieldErrors, noteField, whyField } from './form.js';
+import { pricePresets } from './prices.js';
 
 // The example a link without inputs opens.
 const DEFAULT_EXAMPLE = 'gpt3-175b';
@@ -39,6 +40,39 @@ const positiveInt = (text) => {
 
 const count = (n) => n.toLocaleString('en-US');
 
+/** The config the simulator gets from field texts and a model preset, or the fields that are not numbers yet: {config, errors}. */
+export function configOf(values, preset) {
+  const config = { model: {}, cluster: {}, plan: {}, training: {} };
+  const errors = [];
+  for (const f of FIELDS) {
+    const raw = String(values[f.key] ?? '').trim();
+    const out = config[f.section];
+    if (f.kind === 'bool') {
+      out[f.key] = raw === 'true';
+      continue;
+    }
+    if (f.kind === 'select') {
+      out[f.key] = f.key === 'zero_stage' ? Number(raw) : raw;
+      continue;
+    }
+    if (raw === '') {
+      if (!f.optional) errors.push({ code: 'missing', pointer: f.pointer, message: `${f.pointer}: enter a value` });
+      continue;
+    }
+    if (f.kind === 'int') {
+      const { value, error } = fmt.parseCount(raw);
+      if (error) errors.push({ code: 'type', pointer: f.pointer, message: `${f.pointer}: ${error}` });
+      else out[f.key] = value;
+      continue;
+    }
+    const v = fmt.parseNumber(raw);
+    if (v == null) errors.push({ code: 'type', pointer: f.pointer, message: `${f.pointer}: enter a number` });
+    else out[f.key] = v;
+  }
+  config.model.name = preset || 'custom';
+  return { config, errors };
+}
+
 /**
  * The inputs, drawn into `fields` (the form's field container) with their errors in `errorBox`
  * and the examples as buttons in `examples`; `catalog` is catalog.js's.
@@ -48,6 +82,7 @@ export function createPlanInputs({ catalog, fields, errorBox, examples }) {
   let values = {}; // field key -> text as typed
   let result = null; // the last result these inputs gave, as the Plan view shows it
   let lastEdited = null; // the field the user changed last
+  let prices = null; // the price presets beside the price (prices.js)
   const listeners = [];
   const $ = (id) => document.getElementById(id);
   const emit = (change) => {
@@ -90,6 +125,7 @@ export function createPlanInputs({ catalog, fields, errorBox, examples }) {
     for (const f of FIELDS) showValue(f);
     showPreset();
     updatePlaceholders();
+    if (prices) prices.update();
   }
 
   function showPreset() {
@@ -143,6 +179,19 @@ export function createPlanInputs({ catalog, fields, errorBox, examples }) {
     for (const p of catalog.profiles) gpu.append(h('option', { value: p.name, text: p.display_name || p.name }));
     fields.addEventListener('input', onFieldEdit);
     fields.addEventListener('change', onFieldEdit);
+    // Published prices for the GPU, beside the price.
+    const priceField = FIELD_BY_KEY.get('price_per_gpu_hour_usd');
+    prices = pricePresets($(priceField.id).closest('.field'), {
+      id: 'f-price-preset',
+      read: () => ({ gpu: values.gpu, price: values.price_per_gpu_hour_usd ?? '' }),
+      pick: (text) => {
+        values.price_per_gpu_hour_usd = text;
+        showValue(priceField);
+        lastEdited = priceField;
+        clearNotes();
+        emit({ reason: 'edit', delay: 0 });
+      },
+    });
   }
 
   function onFieldEdit(event) {
@@ -156,6 +205,7 @@ export function createPlanInputs({ catalog, fields, errorBox, examples }) {
     clearNotes();
     keepGpusInStep(f.key);
     if (f.key === 'gpu') updatePlaceholders();
+    if (f.key === 'gpu' || f.key === 'price_per_gpu_hour_usd') prices.update();
     if (f.section === 'model') {
       preset = matchPreset();
       showPreset();
@@ -256,35 +306,56 @@ export function createPlanInputs({ catalog, fields, errorBox, examples }) {
 
     /** The config the simulator gets, or the fields that are not numbers yet: {config, errors}. */
     config() {
-      const config = { model: {}, cluster: {}, plan: {}, training: {} };
-      const errors = [];
+      return configOf(values, preset);
+    },
+
+    /** Whether `key` is an input's key. */
+    knows: (key) => FIELD_BY_KEY.has(key),
+
+    /** The inputs as they are now, to be put back (restore) or simulated (configOf) later. */
+    snapshot() {
+      return { preset, values: { ...values } };
+    },
+
+    /** Puts back a snapshot(), and says so to the subscribers as an example would. */
+    restore(snap) {
+      preset = snap.preset;
+      values = { ...snap.values };
+      lastEdited = null;
+      clearNotes();
+      showValues({});
+      emit({ reason: 'replaced' });
+    },
+
+    /**
+     * A snapshot's inputs for a link: [key, text] pairs of the fields (and the model) where it
+     * differs from the inputs now.
+     */
+    differences(snap) {
+      const out = [];
+      if ((snap.preset || 'custom') !== (preset || 'custom')) out.push(['model', snap.preset || 'custom']);
       for (const f of FIELDS) {
-        const raw = String(values[f.key] ?? '').trim();
-        const out = config[f.section];
-        if (f.kind === 'bool') {
-          out[f.key] = raw === 'true';
-          continue;
-        }
-        if (f.kind === 'select') {
-          out[f.key] = f.key === 'zero_stage' ? Number(raw) : raw;
-          continue;
-        }
-        if (raw === '') {
-          if (!f.optional) errors.push({ code: 'missing', pointer: f.pointer, message: `${f.pointer}: enter a value` });
-          continue;
-        }
-        if (f.kind === 'int') {
-          const { value, error } = fmt.parseCount(raw);
-          if (error) errors.push({ code: 'type', pointer: f.pointer, message: `${f.pointer}: ${error}` });
-          else out[f.key] = value;
-          continue;
-        }
-        const v = fmt.parseNumber(raw);
-        if (v == null) errors.push({ code: 'type', pointer: f.pointer, message: `${f.pointer}: enter a number` });
-        else out[f.key] = v;
+        const a = snap.values[f.key] ?? '';
+        if (a !== (values[f.key] ?? '')) out.push([f.key, a]);
       }
-      config.model.name = preset || 'custom';
-      return { config, errors };
+      return out;
+    },
+
+    /** The snapshot of the inputs now with `pairs` ([key, text], as differences() gives) over them. */
+    overlay(pairs) {
+      const snap = { preset, values: { ...values } };
+      for (const [k, v] of pairs) {
+        if (k === 'model') {
+          snap.preset = v === 'custom' || !catalog.model(v) ? null : v;
+          const shape = snap.preset ? presetModel(snap.preset) : null;
+          if (shape) Object.assign(snap.values, shape);
+        } else if (FIELD_BY_KEY.has(k)) {
+          snap.values[k] = v;
+        }
+      }
+      // Fields named after the model keep their value over the preset's shape.
+      for (const [k, v] of pairs) if (FIELD_BY_KEY.has(k)) snap.values[k] = v;
+      return snap;
     },
 
     /**

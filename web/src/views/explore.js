@@ -4,7 +4,7 @@
 import * as fmt from '../format.js';
 import { EXPLORE_CASES, OBJECTIVES } from '../choices.js';
 import { fieldForPointer, fieldMessage } from '../fields.js';
-import { errorList } from '../form.js';
+import { errorList, h } from '../form.js';
 import { termHtml } from '../glossary.js';
 import { openableRow, runControls } from '../sweep.js';
 import { drawScatter } from './explore-charts.js';
@@ -280,11 +280,11 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
   }
 
   /** Opens a plan of the sweep in the Plan view; the sweep still holds, only "your plan" moves. */
-  function openPlan(plan) {
+  function openPlan(plan, { compare = false } = {}) {
     // The sweep's GPU budget stays what it was, though this plan may use fewer GPUs.
     if (!view.budget && view.result) view.budget = String(view.result.question.max_gpus);
     showSettings();
-    return open('plan', { plan }).then((ok) => {
+    return open('plan', { plan, compare }).then((ok) => {
       if (view.result) {
         renderBest();
         renderTable();
@@ -317,7 +317,13 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
     button.type = 'button';
     button.textContent = 'Open in Plan view';
     button.addEventListener('click', () => openPlan(plan));
-    box.append(label, value, sub, button);
+    const buttons = h('div', { class: 'card-buttons' }, button);
+    // Side by side with the plan the Plan view shows (which is pinned), unless it is that plan.
+    const shown = current();
+    if (!(shown && samePlan(shown, plan)) && inputs.result) {
+      buttons.append(h('button', { type: 'button', class: 'compare-button', text: 'Compare with your plan', onclick: () => openPlan(plan, { compare: true }) }));
+    }
+    box.append(label, value, sub, buttons);
     return box;
   }
 

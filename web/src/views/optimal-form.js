@@ -4,6 +4,7 @@
 import * as fmt from '../format.js';
 import { BUDGETS, BUDGET_KINDS, DEFAULT_FIT, FAMILIES, SCALING_FITS } from '../choices.js';
 import { h, fieldElement, markFieldErrors } from '../form.js';
+import { pricePresets } from '../prices.js';
 
 const SECTIONS = [
   { id: 'budget', title: 'Budget' },
@@ -105,6 +106,7 @@ export function createOptimalForm({ root, errorBox, catalog, onEdit, onPreset, l
   const $ = (id) => document.getElementById(id);
   const presets = catalog.optimalPresets;
   let values = { loss_fit: DEFAULT_FIT, ...(presets.length ? valuesFromRequest(presets[0].request) : {}) };
+  let prices = null; // the price presets beside the price (prices.js)
 
   function presetLabel(p) {
     const r = p.request;
@@ -141,10 +143,21 @@ export function createOptimalForm({ root, errorBox, catalog, onEdit, onPreset, l
     }
     root.addEventListener('input', edited);
     root.addEventListener('change', edited);
+    // Published prices for the GPU, beside the price.
+    prices = pricePresets($('o-price_per_gpu_hour_usd').closest('.field'), {
+      id: 'o-price-preset',
+      read: () => ({ gpu: values.gpu, price: values.price_per_gpu_hour_usd ?? '' }),
+      pick: (text) => {
+        values.price_per_gpu_hour_usd = text;
+        show();
+        onEdit(true);
+      },
+    });
     show();
   }
 
   function show() {
+    if (prices) prices.update();
     for (const f of FIELDS) {
       const input = $(f.id);
       if (!input) continue;

@@ -18,7 +18,7 @@ export const PARTS = [
   { key: 'host_overhead', label: 'host overhead', color: '#eeca3b' },
 ];
 
-const MEMORY_PARTS = [
+export const MEMORY_PARTS = [
   { key: 'weights', label: 'weights', color: '#4c78a8' },
   { key: 'gradients', label: 'gradients', color: '#f58518' },
   { key: 'optimizer_states', label: 'optimizer states', color: '#54a24b' },

@@ -11,6 +11,8 @@ import { renderOperators } from './operators.js';
 import { renderCard, cardStatus } from './plan-card.js';
 import { accuracyNote, accuracyShort } from '../accuracy.js';
 import { PARTS, drawBreakdown, drawMemory, drawTimeline } from './plan-charts.js';
+import { drawCompareCharts, renderCompare } from './plan-compare.js';
+import { configOf } from '../plan-inputs.js';
 
 const $ = (id) => document.getElementById(id);
 /** A sentence of the simulator's (lower-case first word) as the page shows it. */
@@ -29,6 +31,31 @@ const markup = `
   </div>
   <p id="accuracy" class="accuracy-note" hidden></p>
   <ul id="warnings" class="warnings" hidden></ul>
+  <div class="pin-row">
+    <button type="button" id="pin-plan" aria-controls="compare">Pin this plan to compare</button>
+    <span class="caption-note" id="pin-hint">then change the inputs, or open a plan from Explore: both stand side by side</span>
+  </div>
+  <section id="compare" class="compare" hidden aria-labelledby="compare-title">
+    <div class="compare-head">
+      <h2 id="compare-title">Pinned against current</h2>
+      <div class="compare-actions">
+        <button type="button" id="compare-swap">Swap</button>
+        <button type="button" id="compare-unpin">Unpin</button>
+      </div>
+    </div>
+    <p id="compare-lead" class="compare-lead" aria-live="polite"></p>
+    <div class="table-wrap compare-wrap"><table id="compare-table" class="plans compare-table"></table></div>
+    <div class="charts">
+      <figure class="chart-card">
+        <figcaption>Where the iteration time goes <span class="caption-note">each plan's busiest stage</span></figcaption>
+        <div id="chart-compare-time" class="chart chart-short" role="img" aria-label="Time breakdown of the pinned and the current plan"></div>
+      </figure>
+      <figure class="chart-card">
+        <figcaption>Memory per GPU <span class="caption-note">each plan's fullest stage; dashed: its GPU's capacity</span></figcaption>
+        <div id="chart-compare-memory" class="chart chart-short" role="img" aria-label="Memory per GPU of the pinned and the current plan"></div>
+      </figure>
+    </div>
+  </section>
   <div class="charts">
     <figure class="chart-card">
       <figcaption>Where the iteration time goes${termHtml('bubble')} <span class="caption-note" id="breakdown-note"></span></figcaption>
@@ -95,6 +122,10 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
   let timeline = null; // the same run with its timeline, once fetched
   let timelineDrawn = 0;
   let coreErrors = []; // the simulator's errors for the last inputs it saw
+  // The pinned plan: {snap (the inputs, plan-inputs.js's snapshot()), result, label}, or null;
+  // pendingPin holds a link's pin.* pairs until the inputs they are read over are in place.
+  let pinned = null;
+  let pendingPin = null;
   let timer = 0;
   const results = document.getElementById('results');
 
@@ -176,6 +207,7 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
   // The small charts, when the view shows; body's data-charts then names the result they show.
   function drawCharts(r, mine) {
     const charts = shown ? [drawBreakdown($('chart-breakdown'), r), drawMemory($('chart-memory'), r)] : [];
+    if (shown && pinned && pinned.result) charts.push(drawCompareCharts($('chart-compare-time'), $('chart-compare-memory'), pinned.result, r));
     Promise.all(charts).then(() => {
       if (mine === seq) document.body.dataset.charts = String(mine);
       if (shown) chartDone(mine, 'small');
@@ -299,6 +331,7 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
       });
     }
     inputs.setResult(r);
+    renderPinned();
 
     // Charts after the numbers have been painted.
     if (!embed) {
@@ -308,6 +341,70 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
     }
   }
 
+  // ---------------------------------------------------------------- the pinned plan
+
+  const shortPlan = (c) => `${catalog.model(c.model.name)?.description || 'custom model'} · ${fmt.planLabel({ ...c.plan })} · ${fmt.gpus(c.cluster.num_gpus)}`;
+
+  // The comparison, when a plan is pinned and both plans have a result.
+  function renderPinned() {
+    const box = $('compare');
+    box.hidden = !pinned;
+    $('pin-plan').textContent = pinned ? 'Pin the current plan instead' : 'Pin this plan to compare';
+    $('pin-hint').hidden = Boolean(pinned);
+    if (!pinned) return;
+    if (pinned.error) {
+      $('compare-lead').textContent = `The pinned plan cannot be simulated: ${pinned.error}`;
+      $('compare-table').textContent = '';
+      return;
+    }
+    if (!pinned.result || !result) return;
+    renderCompare({ table: $('compare-table'), lead: $('compare-lead') }, pinned.result, result, {
+      pinned: shortPlan(pinned.result.config), current: shortPlan(result.config),
+    });
+  }
+
+  function pinCurrent() {
+    if (!result) return;
+    pinned = { snap: inputs.snapshot(), result };
+    renderPinned();
+    drawCharts(result, seq);
+    changed();
+  }
+
+  // A pinned plan read from a link: simulated once, beside the current one.
+  async function simulatePinned() {
+    const { config, errors } = configOf(pinned.snap.values, pinned.snap.preset);
+    const mine = pinned;
+    if (errors.length) {
+      mine.error = errors.map((e) => fieldMessage(e.message, null)).join(' ');
+    } else {
+      try {
+        mine.result = await vtrain.simulate({ ...config, output: { timeline: false, operators: false } });
+      } catch (e) {
+        mine.error = errorList(e).map((x) => fieldMessage(x.message, null)).join(' ');
+      }
+    }
+    if (pinned !== mine) return;
+    renderPinned();
+    if (result) drawCharts(result, seq);
+  }
+
+  $('pin-plan').addEventListener('click', pinCurrent);
+  $('compare-unpin').addEventListener('click', () => {
+    pinned = null;
+    renderPinned();
+    changed();
+    $('pin-plan').focus();
+  });
+  // The pinned plan becomes the current one, and the current one is pinned.
+  $('compare-swap').addEventListener('click', async () => {
+    if (!pinned || !result) return;
+    const was = { snap: inputs.snapshot(), result };
+    inputs.restore(pinned.snap);
+    pinned = was;
+    await simulateNow();
+  });
+
   // Edits are simulated once typing pauses; an example at once.
   inputs.subscribe((change) => {
     if (change.reason === 'edit') schedule(change.delay);
@@ -315,8 +412,17 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
   });
 
   return {
-    /** The first simulation of the inputs a link gave: the page is ready once it is shown. */
-    start: simulateNow,
+    /** The first simulation of the inputs a link gave (and of its pinned plan): the page is ready once both are shown. */
+    async start() {
+      const ok = await simulateNow();
+      if (pendingPin) {
+        pinned = { snap: inputs.overlay(pendingPin) };
+        pendingPin = null;
+        renderPinned();
+        await simulatePinned();
+      }
+      return ok;
+    },
     show() {
       shown = true;
       if (!result) return;
@@ -328,14 +434,34 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
     hide() {
       shown = false;
     },
-    /** The Plan view's link is the Plan inputs alone. */
-    state: () => [],
-    applyState: () => [],
+    /**
+     * The Plan view's link is the Plan inputs, and a pinned plan as pin=1 and pin.<key> for each
+     * input where it differs from them.
+     */
+    state() {
+      if (!pinned) return [];
+      return [['pin', '1'], ...inputs.differences(pinned.snap).map(([k, v]) => [`pin.${k}`, v])];
+    },
+    applyState(query) {
+      const ignored = [];
+      pendingPin = null;
+      if (query.get('pin') !== '1') return ignored;
+      pendingPin = [];
+      for (const [k, v] of query) {
+        if (!k.startsWith('pin.')) continue;
+        const key = k.slice(4);
+        if (key === 'model' || inputs.knows(key)) pendingPin.push([key, v]);
+        else ignored.push([k, v]);
+      }
+      return ignored;
+    },
     /**
      * Shows a plan another view found: {plan} (an explored plan's fields) or {config} (a whole
      * simulate config, e.g. a compute-optimal answer's model and plan). Resolves to whether it ran.
      */
-    async open({ plan, config }) {
+    async open({ plan, config, compare = false }) {
+      // "Compare with your plan": the plan shown now is pinned before the other is opened.
+      if (compare && result) pinned = { snap: inputs.snapshot(), result };
       if (config) {
         let full;
         try {
