@@ -184,7 +184,7 @@ const char* kUsage =
     "                         fit the A100 profiles to ../shared's measurements and write them\n"
     "  optimal REQUEST.json | --preset NAME [--json] [--time] [--threads N]\n"
     "                         the model size a budget really buys, beside the FLOP-only answer\n"
-    "  explore CONFIG | --case mt-nlg [--json] [--price USD] [--gpus N] [--objective time|cost|deadline]\n"
+    "  explore CONFIG | --case mt-nlg [--json] [--price USD] [--gpus N] [--objective time|cost|deadline|balanced]\n"
     "          [--deadline-days N] [--simulate-unfit] [--threads N] [--top N]\n"
     "                         every valid parallel plan, its time and cost, and the Pareto frontier\n"
     "  presets [--json]       list model presets and example configs\n"

@@ -15,8 +15,11 @@ export type Attention = 'flash' | 'unfused';
 export type Precision = 'bf16' | 'fp16';
 /** Rank placement, innermost first: tensor, then data, then pipeline parallel (or pipeline before data). */
 export type Placement = 'tp-dp-pp' | 'tp-pp-dp';
-/** What "best" means in a sweep: cheapest, fastest, or cheapest within explore.deadline_days. */
-export type Objective = 'cost' | 'time' | 'deadline';
+/**
+ * What "best" means in a sweep: cheapest, fastest, cheapest within explore.deadline_days, or
+ * balanced (the cheapest within time_slack, 25 %, more days than the fastest).
+ */
+export type Objective = 'cost' | 'time' | 'deadline' | 'balanced';
 /** A compute-optimal request's model family: GPT (GeLU, learned positions) or Llama (SwiGLU, RoPE, GQA). */
 export type Family = 'gpt' | 'llama';
 /** A timeline block's work. */
@@ -470,6 +473,8 @@ export interface ExploreQuestion {
   objective: Objective;
   /** With the deadline objective (days). */
   deadline_days: number | null;
+  /** With the balanced objective: how much longer than the fastest plan the best may train (fraction). */
+  time_slack?: number;
   /** The case swept, if any. */
   case?: string;
 }
@@ -575,6 +580,8 @@ export interface OptimalRequest {
     virtual_stages?: number | number[];
     recompute?: Recompute | Recompute[];
     tp_across_nodes?: boolean;
+    /** A money budget's plan per size: the cheapest (cost, the default) or balanced. */
+    objective?: 'cost' | 'balanced';
   };
 }
 
@@ -695,6 +702,11 @@ export interface OptimalResult {
   /** (sequences) */
   global_batch: number;
   family: Family;
+  /**
+   * How each size's plan was chosen: the fastest (time budget), the one training the most tokens
+   * within money and days (most_tokens), the cheapest (cost) or balanced, with its time_slack.
+   */
+  plan_rule: { objective: 'time' | 'most_tokens' | 'cost' | 'balanced'; time_slack?: number };
   /** The sizing's own time (s). */
   seconds: number;
   /** (count) */

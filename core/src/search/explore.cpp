@@ -34,6 +34,7 @@ const char* to_string(Objective o) {
     case Objective::time: return "time";
     case Objective::cost: return "cost";
     case Objective::deadline: return "deadline";
+    case Objective::balanced: return "balanced";
   }
   return "cost";
 }
@@ -115,7 +116,8 @@ void parse_options(const json* j, const SimConfig& c, ExploreOptions& o, Diagnos
   read_int_list(r, "zero_stage", o.zero_stage, 0, 1);
   const bool objective_given = r.has("objective");
   r.read_enum("objective", o.objective,
-              {{"time", Objective::time}, {"cost", Objective::cost}, {"deadline", Objective::deadline}});
+              {{"time", Objective::time}, {"cost", Objective::cost}, {"deadline", Objective::deadline},
+               {"balanced", Objective::balanced}});
   r.read("deadline_days", o.deadline_days, 0.0, 1e9, true);
   r.read("simulate_unfit", o.simulate_unfit);
   int max_plans = static_cast<int>(o.max_plans);
@@ -406,8 +408,12 @@ void rank(ExploreResult& res) {
   } else if (o.objective == Objective::cost) {
     res.best = res.best_cost;
   } else {
+    // A deadline: the one given, or for balanced the fastest plan's days and the slack.
+    const double limit = o.objective == Objective::deadline
+                             ? o.deadline_days
+                             : (res.best_time >= 0 ? plans[res.best_time].training_days * (1 + kBalancedSlack) : 0);
     for (int i : feasible)
-      if (plans[i].training_days <= o.deadline_days && (res.best < 0 || cheaper(plans[i], i, plans[res.best], res.best)))
+      if (plans[i].training_days <= limit && (res.best < 0 || cheaper(plans[i], i, plans[res.best], res.best)))
         res.best = i;
   }
 }
@@ -741,6 +747,7 @@ json to_json(const ExploreResult& r) {
                 {"price_per_gpu_hour_usd", c.cluster.price_per_gpu_hour_usd},
                 {"objective", to_string(o.objective)},
                 {"deadline_days", o.objective == Objective::deadline ? json(o.deadline_days) : json(nullptr)}};
+  if (o.objective == Objective::balanced) question["time_slack"] = kBalancedSlack;
   if (!r.request.name.empty()) question["case"] = r.request.name;
   const ExploreStats& s = r.stats;
   return json{{"question", question},

@@ -268,6 +268,8 @@ Outcome<OptimalRequest> parse_optimal_request(const json& input) {
     detail::read_int_list(r, "virtual_stages", o.virtual_stages, 1, limits::virtual_stages);
     detail::read_recompute_list(r, "recompute", o.recompute);
     r.read("tp_across_nodes", o.tp_across_nodes);
+    // A money budget's plan per size: the cheapest (cost) or the cheapest near the fastest (balanced).
+    r.read_enum("objective", o.objective, {{"cost", Objective::cost}, {"balanced", Objective::balanced}});
     r.finish();
   }
   top.finish();
@@ -345,7 +347,9 @@ Outcome<OptimalResult> optimal(const OptimalRequest& req, const OptimalControl& 
                                         "/candidates: more than 200 candidate sizes; narrow min_params and max_params");
 
   const double tokens_per_iter = static_cast<double>(req.global_batch) * req.seq_len;
-  const Objective objective = req.budget == BudgetKind::money ? Objective::cost : Objective::time;
+  // Against days each size takes its fastest plan; against money its cheapest, or the cheapest
+  // within the balanced slack of its fastest (/explore/objective).
+  const Objective objective = req.budget == BudgetKind::money ? req.explore.objective : Objective::time;
   // A plan's price per token, and the tokens the budget buys at a price per token and a speed:
   // money at its price (capped by a deadline at its speed), or days at its speed.
   const auto usd_per_token = [&](int gpus, double iteration_s) {
@@ -586,6 +590,11 @@ json to_json(const OptimalResult& r) {
             {"seq_len", q.seq_len},
             {"global_batch", q.global_batch},
             {"family", q.family == ModelFamily::gpt ? "gpt" : "llama"},
+            {"plan_rule", q.budget != BudgetKind::money ? json{{"objective", "time"}}
+                          : q.deadline_days > 0 ? json{{"objective", "most_tokens"}}
+                          : q.explore.objective == Objective::balanced
+                              ? json{{"objective", "balanced"}, {"time_slack", kBalancedSlack}}
+                              : json{{"objective", "cost"}}},
             {"seconds", r.seconds},
             {"plans_simulated", r.plans_simulated}};
   if (!q.name.empty()) j["preset"] = q.name;
