@@ -194,14 +194,16 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     const cli = cliGolden().explore.find((e) => e.name === 'mt-nlg').expected;
     const [fastest, fastestValue, cheapest] = await page.evaluate(() => {
       const cards = [...document.querySelectorAll('#explore-best .kpi')];
-      return [cards[0].querySelector('.kpi-sub').textContent, cards[0].querySelector('.kpi-value').textContent, cards[1].querySelector('.kpi-sub').textContent];
+      const named = (title) => cards.find((c) => c.querySelector('.kpi-label').textContent.startsWith(title));
+      return [named('Fastest plan').querySelector('.kpi-sub').textContent, named('Fastest plan').querySelector('.kpi-value').textContent,
+        named('Cheapest plan').querySelector('.kpi-sub').textContent];
     });
     const label = (p) => `tp ${p.tp} · pp ${p.pp} · dp ${p.dp}`;
     assert.ok(fastest.startsWith(label(cli.best_time)), `${fastest} vs ${label(cli.best_time)}`);
     assert.ok(cheapest.startsWith(label(cli.best_cost)), `${cheapest} vs ${label(cli.best_cost)}`);
     assert.equal(fastestValue, `${fmt.days(cli.best_time.training_days)} · ${fmt.usd(cli.best_time.cost_usd)}`);
     const rendered = await page.getAttribute('#results', 'data-rendered');
-    await page.click('#explore-best .kpi:first-child button');
+    await page.locator('#explore-best .kpi', { hasText: 'Fastest plan' }).getByRole('button', { name: 'Open in Plan view' }).click();
     await page.waitForFunction((r) => document.getElementById('results').dataset.rendered !== r, rendered);
     assert.equal(await page.getAttribute('#tab-plan', 'aria-selected'), 'true');
     const m = /tp (\d+) · pp (\d+) · dp (\d+)/.exec(fastest);

@@ -65,7 +65,8 @@ function scatter(el, r, mine, t) {
   }
   const best = r.best;
   if (best && best.simulated) {
-    const what = r.question.objective === 'deadline' ? `cheapest within ${fmt.daysGiven(r.question.deadline_days)}` : OBJECTIVES[r.question.objective]?.short.replace(/^the /, '');
+    const what = r.question.objective === 'deadline' ? `cheapest within ${fmt.daysGiven(r.question.deadline_days)}`
+      : r.question.objective === 'balanced' ? 'balanced' : OBJECTIVES[r.question.objective]?.short.replace(/^the /, '');
     traces.push({
       type: 'scatter', mode: 'markers', name: `best: ${what}`, x: [best.training_days], y: [best.cost_usd],
       customdata: [best.index],
@@ -73,13 +74,16 @@ function scatter(el, r, mine, t) {
       hovertemplate: `best, ${what}: ${fmt.planLabel(best)}<br>${fmt.days(best.training_days)} · ${fmt.usd(best.cost_usd)}<extra></extra>`,
     });
   }
-  // The deadline as a vertical line, when it is the objective.
-  const deadline = r.question.objective === 'deadline' ? r.question.deadline_days : null;
+  // The deadline as a vertical line, when it is the objective: the one given, or the balanced
+  // objective's, a quarter more days than the fastest plan.
+  const balanced = r.question.objective === 'balanced' && r.best_time;
+  const deadline = r.question.objective === 'deadline' ? r.question.deadline_days
+    : balanced ? r.best_time.training_days * (1 + r.question.time_slack) : null;
   const shapes = [];
   const annotations = [];
   if (deadline > 0) {
     shapes.push({ type: 'line', xref: 'x', yref: 'paper', x0: deadline, x1: deadline, y0: 0, y1: 1, line: { color: t.ok, width: 1.5, dash: 'dash' } });
-    annotations.push({ xref: 'x', yref: 'paper', x: Math.log10(deadline), y: 1, yanchor: 'top', xanchor: 'left', showarrow: false, text: ` deadline ${fmt.daysGiven(deadline)}`, font: { size: 11, color: t.ok } });
+    annotations.push({ xref: 'x', yref: 'paper', x: Math.log10(deadline), y: 1, yanchor: 'top', xanchor: 'left', showarrow: false, text: balanced ? ` fastest + ${fmt.percent(r.question.time_slack, 0)}` : ` deadline ${fmt.daysGiven(deadline)}`, font: { size: 11, color: t.ok } });
   }
   const xs = timed.map(([p]) => p.training_days).concat(deadline > 0 ? [deadline] : []);
   const ys = timed.map(([p]) => p.cost_usd);

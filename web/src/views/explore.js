@@ -17,6 +17,8 @@ const MAX_ROWS = 1000; // table rows drawn at once; the rest are a sort away
 // whole space on 1,024 GPUs (255,894 plans, 20,291 fit) takes about 11 s in the page's worker,
 // 4 s of sweep and the rest moving its 90 MB result to the page; the CLI sweeps it in 1-1.5 s.
 const MAX_PLANS = 50000;
+// The objective a sweep has by default: a planner's choice, not an extreme.
+const DEFAULT_OBJECTIVE = Object.keys(OBJECTIVES)[0];
 
 const option = (value, label) => `<option value="${value}">${label}</option>`;
 
@@ -106,6 +108,28 @@ function bestText(r) {
   return r.best ? `best for the objective, ${what}: ${fmt.planLabel(r.best)}` : `no plan is ${what}`;
 }
 
+const share = (x) => fmt.percent(Math.abs(x), 0);
+
+/** Why the best plan is the best, in a sentence, against the extremes a click away. */
+export function whyBest(r) {
+  const b = r.best;
+  const f = r.best_time;
+  const c = r.best_cost;
+  if (!b || !f || !c) return '';
+  const o = r.question.objective;
+  if (o === 'balanced') {
+    const slack = r.question.time_slack;
+    const limit = f.training_days * (1 + slack);
+    if (b.index === f.index) {
+      return `No plan that trains within ${share(slack)} more days than the fastest (${fmt.days(limit)}) is cheaper, so the fastest is also the balanced plan. The cheapest of all takes ${fmt.days(c.training_days)}.`;
+    }
+    return `The cheapest plan within ${share(slack)} more days than the fastest (${fmt.days(limit)} at most): ${share(1 - b.gpu_hours / f.gpu_hours)} cheaper than the fastest for ${share(b.training_days / f.training_days - 1)} more time. The cheapest of all takes ${fmt.days(c.training_days)}.`;
+  }
+  if (o === 'deadline') return `The cheapest plan that trains within ${fmt.daysGiven(r.question.deadline_days)}.`;
+  if (o === 'cost') return `The cheapest plan, however long it takes: ${fmt.days(b.training_days)}, against ${fmt.days(f.training_days)} for the fastest.`;
+  return `The fastest plan, whatever it costs: ${share(f.gpu_hours / c.gpu_hours - 1)} more than the cheapest.`;
+}
+
 function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
   const view = {
     shown: false,
@@ -115,7 +139,7 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
     space: 'grid',
     budget: '', // '' follows the cluster's GPU count
     unfit: false, // whether plans that do not fit in memory are timed too
-    objective: 'cost', // cost | time | deadline
+    objective: DEFAULT_OBJECTIVE, // balanced | cost | time | deadline
     deadline: '30', // days, as typed; used with the deadline objective
   };
 
@@ -300,7 +324,8 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
     label.className = 'kpi-label';
     label.textContent = title;
     const best = view.result.best;
-    if (best && plan.index === best.index) {
+    const isBest = best && plan.index === best.index;
+    if (isBest) {
       box.classList.add('objective');
       const badge = document.createElement('span');
       badge.className = 'badge';
@@ -323,7 +348,10 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
     if (!(shown && samePlan(shown, plan)) && inputs.result) {
       buttons.append(h('button', { type: 'button', class: 'compare-button', text: 'Compare with your plan', onclick: () => openPlan(plan, { compare: true }) }));
     }
-    box.append(label, value, sub, buttons);
+    box.append(label, value, sub);
+    // The best plan says why it is the best.
+    if (isBest) box.append(h('p', { class: 'kpi-why', text: whyBest(view.result) }));
+    box.append(buttons);
     return box;
   }
 
@@ -339,12 +367,13 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
     const box = $('explore-best');
     box.textContent = '';
     const r = view.result;
+    const deadline = r.question.deadline_days;
+    // The best plan for the objective first, then the two extremes, a click away from it.
+    if (r.best && ![r.best_time, r.best_cost].some((p) => p && p.index === r.best.index)) {
+      box.append(card(r.question.objective === 'deadline' ? `Cheapest within ${fmt.daysGiven(deadline)}` : OBJECTIVES[r.question.objective]?.card || 'Best plan', r.best));
+    }
     if (r.best_time) box.append(card('Fastest plan', r.best_time));
     if (r.best_cost && (!r.best_time || r.best_cost.index !== r.best_time.index)) box.append(card('Cheapest plan', r.best_cost));
-    const deadline = r.question.deadline_days;
-    if (r.best && ![r.best_time, r.best_cost].some((p) => p && p.index === r.best.index)) {
-      box.append(card(`Cheapest within ${fmt.daysGiven(deadline)}`, r.best));
-    }
     const mine = current() || r.baseline;
     if (mine) box.append(card('Your plan', mine, feasible(mine) ? '' : planStatus(mine)));
     const say = (text) => {
@@ -496,7 +525,7 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
       if (view.space !== 'grid') out.push(['space', view.space]);
       if (view.budget) out.push(['budget', view.budget]);
       if (view.unfit) out.push(['unfit', '1']);
-      if (view.objective !== 'cost') out.push(['objective', view.objective]);
+      if (view.objective !== DEFAULT_OBJECTIVE) out.push(['objective', view.objective]);
       if (view.objective === 'deadline' && view.deadline) out.push(['deadline', view.deadline]);
       return out;
     },

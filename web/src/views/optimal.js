@@ -4,7 +4,7 @@
 // (GPUs at peak) and the best model the simulated plans really train within the budget, then
 // iso-budget charts of loss and of training days or cost (optimal-charts.js).
 import * as fmt from '../format.js';
-import { BUDGET_KINDS, SCALING_FITS } from '../choices.js';
+import { BUDGET_KINDS, PLAN_RULES, SCALING_FITS } from '../choices.js';
 import { h, errorList } from '../form.js';
 import { termButton } from '../glossary.js';
 import { openableRow, runControls } from '../sweep.js';
@@ -30,6 +30,7 @@ const markup = `
     <p id="optimal-headline" class="headline"></p>
     <p id="optimal-lead" class="optimal-lead"></p>
     <div id="optimal-answers" class="answers" data-summary-anchor></div>
+    <p id="optimal-rule" class="optimal-rule"></p>
     <div class="charts">
       <figure class="chart-card">
         <figcaption>Loss against model size on this budget <span class="caption-note" id="optimal-loss-note"></span></figcaption>
@@ -71,6 +72,18 @@ function scalingText(s) {
   if (s.rule === 'tokens_per_param') return `${fmt.asGiven(s.tokens_per_param)} tokens per parameter, losses from ${fitCited(s.loss_fit) || s.loss_fit}`;
   if (s.fit && fitCited(s.fit)) return `the scaling law of ${fitCited(s.fit)}`;
   return `the fit E ${fmt.sig(s.E, 4)}, A ${fmt.sig(s.A, 4)}, B ${fmt.sig(s.B, 4)}, α ${fmt.sig(s.alpha, 3)}, β ${fmt.sig(s.beta, 3)}`;
+}
+
+/** How each candidate size's plan was chosen (the answer's plan_rule), in a sentence. */
+export function planRuleText(rule) {
+  const slack = rule && rule.time_slack != null ? fmt.percent(rule.time_slack, 0) : '';
+  switch (rule && rule.objective) {
+    case 'balanced': return `Each size trains on its cheapest plan within ${slack} more days than its fastest: the money buys tokens in days or weeks, not years.`;
+    case 'cost': return 'Each size trains on its cheapest plan, however long that takes (often a few GPUs for years); choose “balanced” under Plan per size for the cheapest near the fastest.';
+    case 'most_tokens': return 'Each size trains on the plan that buys the most tokens within both the money and the days.';
+    case 'time': return 'Each size trains on its fastest plan on these GPUs: the days buy the most tokens.';
+    default: return '';
+  }
 }
 
 function row(label, value, attrs = {}) {
@@ -291,6 +304,7 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs, summarize })
       candidate: near,
     }));
     const a = r.achievable;
+    $('optimal-rule').textContent = planRuleText(r.plan_rule);
     if (a) {
       box.append(answerCard({
         id: 'achievable',
@@ -324,7 +338,7 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs, summarize })
         `, which ${v.text.startsWith('no plan') ? 'no plan on these GPUs can train' : v.text}; the plans this cluster really runs train `, h('strong', { text: `${fmt.count(a.params)} parameters` }),
         ` within the budget (loss ${a.loss.toFixed(4)} against ${f.loss.toFixed(4)}).`,
       );
-      if (moneyBudget(r) && !finite(r.budget.deadline_days) && finite(a.training_days) && a.training_days > 365) {
+      if (moneyBudget(r) && r.plan_rule?.objective === 'cost' && finite(a.training_days) && a.training_days > 365) {
         // Money alone is spent most cheaply on few GPUs, however long that takes.
         lead.append(` The cheapest plan takes ${fmt.days(a.training_days)}: give the days it must finish in under “Within”.`);
       }
@@ -440,6 +454,8 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs, summarize })
         delete v.loss_fit;
       }
       if (v.scaling !== 'custom') for (const k of CUSTOM_KEYS) delete v[k];
+      // The plan per size is a money budget's, and its default goes without saying.
+      if (!['usd', 'gpu_hours'].includes(v.budget_kind) || v.objective === PLAN_RULES[0][0]) delete v.objective;
       const out = [];
       if (BUDGET_KINDS.includes(v.budget_kind) && v.budget) out.push([v.budget_kind, v.budget]);
       for (const k of LINK_KEYS) if (v[k] != null && v[k] !== '') out.push([k, v[k]]);
