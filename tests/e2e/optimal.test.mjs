@@ -78,7 +78,7 @@ describe('the Compute-optimal view and the Explore objective in Chromium', { tim
     // parameter, not the whole budget), as the largest size within the budget; the note says
     // which rule picked it and where the whole budget's lowest loss lies.
     const names = charts.loss.traces.map((t) => t.name);
-    const rule = charts.loss.traces.find((t) => t.name === 'achievable at 20 tokens per parameter (the rule)');
+    const rule = charts.loss.traces.find((t) => t.name === '20 tokens per parameter (the rule)');
     assert.ok(rule && names.includes('achievable, whole budget') && names.includes('FLOP-only, whole budget at peak'), names.join());
     const at = rule.x.indexOf(want.achievable.params);
     assert.ok(at >= 0, 'the achievable answer is a point of the rule\'s curve');

@@ -130,10 +130,12 @@ export async function plot(el, build) {
   const t = theme();
   const { traces, layout: given, config, fit } = build(t);
   let layout = themed(given, t);
-  // A legend under a narrow chart (a phone) in two columns: as one, it grows taller than Plotly
-  // lets a legend be, and scrolls.
-  if (layout.legend && layout.legend.orientation === 'h' && (el.clientWidth || 800) < 520) {
-    layout = { ...layout, legend: { ...layout.legend, entrywidth: 0.5, entrywidthmode: 'fraction', font: { ...(layout.legend.font || {}), size: 10 } } };
+  // A legend under a narrow chart (a phone) in columns: two of short entries (a long one would
+  // overrun its neighbour), else one; left to itself Plotly may put entries on top of each other.
+  if (layout.legend && layout.legend.orientation === 'h' && (el.clientWidth || 800) < 420) {
+    const names = traces.filter((x) => x.showlegend !== false && x.name).map((x) => x.name);
+    const columns = names.every((n) => n.length <= 18) ? 2 : 1;
+    layout = { ...layout, legend: { ...layout.legend, entrywidth: 1 / columns, entrywidthmode: 'fraction', font: { ...(layout.legend.font || {}), size: 10 } } };
   }
   const cfg = configFor(el, config || PLOT_CONFIG);
   // The legend's height as last drawn with the same entries at the same width, if any.

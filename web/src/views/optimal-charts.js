@@ -102,7 +102,7 @@ function lossChart(el, r, t) {
       line: { color: COLORS.achievable, width: 1.5, dash: 'dash' }, text: hoverAch, hovertemplate: '%{text}<extra></extra>',
     });
     traces.push({
-      type: 'scatter', mode: 'lines+markers', name: `achievable at ${fmt.asGiven(k)} tokens per parameter (the rule)`, x: px,
+      type: 'scatter', mode: 'lines+markers', name: `${fmt.asGiven(k)} tokens per parameter (the rule)`, x: px,
       y: curve.map((c) => orNull(lossAt(s, c.params, k * c.params))),
       line: { color: COLORS.achievable, width: 2 },
       marker: {
