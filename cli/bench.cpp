@@ -12,6 +12,7 @@
 #include "vtrain/config.hpp"
 #include "vtrain/examples.hpp"
 #include "vtrain/explore.hpp"
+#include "vtrain/schedule.hpp"
 #include "vtrain/simulate.hpp"
 
 namespace vtrain::cli {
@@ -106,6 +107,95 @@ bool bench_sweeps(int threads, bool quiet, json& rows) {
   return all_ok;
 }
 
+// The cluster scheduler's floor: vTrain's second case study, 128 jobs on 1024 GPUs under all four
+// policies, throughput curves included (the cache is emptied before each run).
+bool bench_schedule(int threads, bool quiet, json& rows) {
+  const double floor_s = 2.0;
+  const int runs = 3;
+  auto req = parse_schedule_request(json{{"case", "vtrain-case2"}, {"workload", {{"first_jobs", 128}}}});
+  if (!req.ok()) {
+    print_errors(req.errors());
+    return false;
+  }
+  std::vector<double> samples;
+  ScheduleResult last;
+  for (int i = 0; i < runs; ++i) {
+    clear_curve_cache();
+    ScheduleControl control;
+    control.threads = threads;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = schedule(req.value(), control);
+    const auto t1 = std::chrono::steady_clock::now();
+    if (!r.ok()) {
+      print_errors(r.errors());
+      return false;
+    }
+    last = std::move(r.value());
+    samples.push_back(std::chrono::duration<double>(t1 - t0).count());
+  }
+  std::sort(samples.begin(), samples.end());
+  const double t = samples[samples.size() / 2];
+  double policies_s = 0;
+  for (const PolicyResult& p : last.policies) policies_s += p.seconds;
+  const bool ok = t <= floor_s;
+  const char* name = "schedule --case vtrain-case2 --jobs 128";
+  rows.push_back({{"case", name},
+                  {"jobs", last.request.workload.jobs.size()},
+                  {"policies", last.policies.size()},
+                  {"seconds", t},
+                  {"curve_seconds", last.curve_stats.seconds},
+                  {"policy_seconds", policies_s},
+                  {"runs", runs},
+                  {"threads", threads},
+                  {"floor_s", floor_s},
+                  {"meets_floor", ok}});
+  if (!quiet)
+    std::printf("%-46s %4zu jobs, 4 policies, 1024 GPUs in %6.3f s (curves %.3f s) on %d threads (median of %d)  floor %.1f s: %s\n",
+                name, last.request.workload.jobs.size(), t, last.curve_stats.seconds, threads, runs, floor_s,
+                ok ? "ok" : "MISSED");
+
+  // One throughput curve of GPT-3 175B over every count up to 1024 GPUs.
+  const double curve_floor_s = 1.0;
+  auto one = parse_schedule_request(json::parse(R"({
+    "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 1024, "gpus_per_node": 8},
+    "workload": {"jobs": [{"arrival_s": 0, "deadline_s": 1e6, "model": "gpt3-175b", "global_batch": 1536,
+                           "gpus": 128, "iterations": 100}]},
+    "policies": ["fifo"]})"));
+  if (!one.ok()) {
+    print_errors(one.errors());
+    return false;
+  }
+  std::vector<double> curve_samples;
+  long long plans = 0;
+  for (int i = 0; i < runs; ++i) {
+    clear_curve_cache();
+    ScheduleControl control;
+    control.threads = threads;
+    auto r = schedule(one.value(), control);
+    if (!r.ok()) {
+      print_errors(r.errors());
+      return false;
+    }
+    curve_samples.push_back(r.value().curve_stats.seconds);
+    plans = r.value().curve_stats.plans_simulated;
+  }
+  std::sort(curve_samples.begin(), curve_samples.end());
+  const double tc = curve_samples[curve_samples.size() / 2];
+  const bool curve_ok = tc <= curve_floor_s;
+  const char* curve_name = "throughput curve of gpt3-175b, 1..1024 GPUs";
+  rows.push_back({{"case", curve_name},
+                  {"plans_simulated", plans},
+                  {"seconds", tc},
+                  {"runs", runs},
+                  {"threads", threads},
+                  {"floor_s", curve_floor_s},
+                  {"meets_floor", curve_ok}});
+  if (!quiet)
+    std::printf("%-46s %7lld plans simulated in %6.3f s on %d threads (median of %d)  floor %.1f s: %s\n", curve_name,
+                plans, tc, threads, runs, curve_floor_s, curve_ok ? "ok" : "MISSED");
+  return ok && curve_ok;
+}
+
 }  // namespace
 
 int run_bench(const Args& args) {
@@ -138,7 +228,10 @@ int run_bench(const Args& args) {
   }
   json sweeps = json::array();
   all_ok = bench_sweeps(threads, args.has("json"), sweeps) && all_ok;
-  if (args.has("json")) std::printf("%s\n", json{{"simulate", rows}, {"explore", sweeps}}.dump(2).c_str());
+  json scheduling = json::array();
+  all_ok = bench_schedule(threads, args.has("json"), scheduling) && all_ok;
+  if (args.has("json"))
+    std::printf("%s\n", json{{"simulate", rows}, {"explore", sweeps}, {"schedule", scheduling}}.dump(2).c_str());
   return all_ok ? 0 : 1;
 }
 

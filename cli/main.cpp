@@ -187,6 +187,11 @@ const char* kUsage =
     "  explore CONFIG | --case mt-nlg [--json] [--price USD] [--gpus N] [--objective time|cost|deadline|balanced]\n"
     "          [--deadline-days N] [--simulate-unfit] [--threads N] [--top N]\n"
     "                         every valid parallel plan, its time and cost, and the Pareto frontier\n"
+    "  schedule REQUEST.json | --case vtrain-case2 [--jobs N] [--json] [--curves] [--time] [--threads N]\n"
+    "                         many training jobs on one cluster under each scheduling policy\n"
+    "                         (--curves: each job shape's iteration time by GPU count instead)\n"
+    "  schedule --map-trace TRACE.csv [--mapping RULE.json] [--gpus N]\n"
+    "                         an ITP trace (ElasticFlow's CSV) as LLM jobs, printed as a workload file\n"
     "  presets [--json]       list model presets and example configs\n"
     "  profiles [--json]      list bundled GPU profiles\n"
     "  help                   this text\n"
@@ -195,7 +200,7 @@ const char* kUsage =
     "  [--intra-node-GBps X] [--inter-node-Gbps X] [--vocab N] [--attention unfused|flash]\n";
 
 // Options that take no value.
-const char* const kFlags[] = {"json", "no-timeline", "operators", "summary", "dry-run", "simulate-unfit", "time", "decompose", "contradictions", "help"};
+const char* const kFlags[] = {"json", "no-timeline", "operators", "summary", "dry-run", "simulate-unfit", "time", "decompose", "contradictions", "curves", "help"};
 
 bool is_flag(const std::string& name) {
   for (const char* f : kFlags)
@@ -226,6 +231,7 @@ const std::vector<CommandSpec>& command_specs() {
       {"optimal", 1, {"preset", "json", "time", "threads"}},
       {"explore", 1,
        {"case", "json", "price", "gpus", "objective", "deadline-days", "simulate-unfit", "threads", "top"}},
+      {"schedule", 1, {"case", "jobs", "json", "curves", "time", "threads", "map-trace", "mapping", "gpus"}},
       {"presets", 0, {"json"}},
       {"profiles", 0, {"json"}},
   };
@@ -379,6 +385,7 @@ int main(int argc, char** argv) {
   if (cmd == "calibrate") return run_calibrate(args);
   if (cmd == "optimal") return run_optimal(args);
   if (cmd == "explore") return run_explore(args);
+  if (cmd == "schedule") return run_schedule(args);
   if (cmd == "presets") return cmd_presets(args);
   if (cmd == "profiles") return cmd_profiles(args);
   if (cmd == "help" || cmd == "--help" || cmd == "-h") {

@@ -29,6 +29,9 @@ std::string explore(const std::string& request, const emscripten::val& on_progre
 std::string optimal(const std::string& request, const emscripten::val& on_progress) {
   return vtrain::api::optimal(request, progress_callback(on_progress));
 }
+std::string schedule(const std::string& request, const emscripten::val& on_progress) {
+  return vtrain::api::schedule(request, progress_callback(on_progress));
+}
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(vtrain) {
@@ -36,6 +39,7 @@ EMSCRIPTEN_BINDINGS(vtrain) {
   emscripten::function("validateConfig", &validate_config);
   emscripten::function("explore", &explore);
   emscripten::function("optimal", &optimal);
+  emscripten::function("schedule", &schedule);
   emscripten::function("presets", &presets);
   emscripten::function("profiles", &profiles);
   emscripten::function("version", &version);

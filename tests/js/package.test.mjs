@@ -178,6 +178,13 @@ window.vtrainCheck = { config, r, error };
     result('explore', await vtrain.explore({ case: 'mt-nlg' }));
     result('explore', await vtrain.explore({ case: 'mt-nlg', explore: { objective: 'deadline', deadline_days: 60 } }));
     for (const o of presets.optimal) result('optimal', await vtrain.optimal(o.request));
+    result('schedule', await vtrain.schedule({ case: 'vtrain-case2', workload: { first_jobs: 12 } }));
+    // Without a price, a comparison or a case: the optional parts absent or null.
+    result('schedule', await vtrain.schedule({
+      cluster: { gpu: 'a100-sxm4-80gb', num_gpus: 32, gpus_per_node: 8 },
+      workload: { generate: { jobs: 6, mix: [{ model: 'gpt3-2.7b', global_batch: 512, gpus: 8 }] } },
+      policies: ['fifo'], period_s: 3600,
+    }));
     const rejected = await vtrain.simulate({ model: 'gpt3-175b', plan: { tp: 7 } }).catch((e) => e);
     assert.ok(rejected instanceof nodeModule.VtrainError);
     assert.deepEqual(check(decl, rejected.errors, { kind: 'array', of: { kind: 'ref', name: 'Diagnostic', args: [] } }, 'errors'), []);

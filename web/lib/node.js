@@ -38,6 +38,7 @@ export async function loadVtrain(options = {}) {
     validateConfig: (config, opts) => call('validateConfig', config, opts),
     explore: (request, opts) => call('explore', request, opts),
     optimal: (request, opts) => call('optimal', request, opts),
+    schedule: (request, opts) => call('schedule', request, opts),
     presets: (opts) => call('presets', undefined, opts),
     profiles: (opts) => call('profiles', undefined, opts),
     warmUp: async () => {},

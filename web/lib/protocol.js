@@ -8,6 +8,7 @@ export const CALLS = Object.freeze({
   validateConfig: true,
   explore: true,
   optimal: true,
+  schedule: true,
   presets: false,
   profiles: false,
   version: false,
@@ -24,7 +25,8 @@ function toText(input) {
 }
 
 /**
- * Runs `call` on the raw Embind module. `onProgress(fraction)` receives explore's progress;
+ * Runs `call` on the raw Embind module. `onProgress(fraction)` receives the progress of explore,
+ * optimal and schedule;
  * `shouldStop()`, asked at each progress report, cancels the sweep when it returns true.
  * A JavaScript exception (a module abort, a bad argument) becomes an `internal` error reply;
  * after one the module may be unusable, so the caller should load a fresh one.
@@ -36,7 +38,7 @@ export function callModule(mod, call, input, onProgress, shouldStop) {
   }
   let text;
   try {
-    if (call === 'explore' || call === 'optimal') {
+    if (call === 'explore' || call === 'optimal' || call === 'schedule') {
       text = mod[call](toText(input), (fraction) => {
         if (onProgress) onProgress(fraction);
         return !(shouldStop && shouldStop());

@@ -722,6 +722,244 @@ export interface OptimalResult {
   curve: Candidate[];
 }
 
+// ---------------------------------------------------------------- schedule
+
+/** The plans a policy's jobs run at each GPU count: the best one, or the job's own scaled by data parallelism. */
+export type CurveKind = 'best_plan' | 'data_parallel';
+
+/** A job of a workload. Exactly one of tokens, iterations or duration_s. */
+export interface JobInput {
+  /** Unique within the workload; default "job-N". */
+  id?: string;
+  /** Submission (s after the workload's start). */
+  arrival_s?: number;
+  /** When it should be done (s after the workload's start); not with duration_s. */
+  deadline_s?: number;
+  model: string | ModelInput;
+  /** Sequences per iteration. */
+  global_batch: number;
+  /** GPUs it asks for (count): 1, 2, 4 or whole nodes. */
+  gpus: number;
+  tokens?: number;
+  iterations?: number;
+  /** Its time on its GPUs with its own plan (s); the job is sized to it. */
+  duration_s?: number;
+  /** With duration_s: the deadline, in durations after arrival. */
+  deadline_factor?: number;
+  /** Its own plan (tp, pp, micro_batch, recompute) and the fields every plan of it shares; not dp or global_batch. */
+  plan?: Partial<Plan>;
+}
+
+/** How trace jobs of ElasticFlow's CSV become LLM jobs; every key overrides the default. */
+export interface TraceMapping {
+  /** Cluster GPUs per trace GPU. */
+  gpu_scale?: number;
+  /** Simulated seconds per trace second. */
+  time_scale?: number;
+  sizes?: { max_trace_gpus: number; model: string | ModelInput; global_batch: number }[];
+  /** Shared plan fields (not tp, pp, micro_batch, recompute: those are each job's best). */
+  plan?: Partial<Plan>;
+}
+
+/** The seeded synthetic workload. */
+export interface GeneratorSettings {
+  seed?: number;
+  jobs?: number;
+  /** Poisson arrivals (jobs per hour). */
+  arrival_rate_per_hour?: number;
+  /** Durations on the GPUs asked for, log-uniform between (h). */
+  duration_hours?: [number, number];
+  /** Deadline after arrival in durations, uniform between. */
+  deadline_factor?: [number, number];
+  /** Default: the ITP trace's request sizes in its proportions. */
+  mix?: { model: string | ModelInput; global_batch: number; gpus: number; weight?: number }[];
+}
+
+/** Exactly one of example, jobs, csv or generate. */
+export interface WorkloadInput {
+  /** A bundled workload, e.g. "itp-195". */
+  example?: string;
+  jobs?: JobInput[];
+  /** A job list, one job a row with a job's keys as columns, or an ITP trace in ElasticFlow's format. */
+  csv?: string;
+  generate?: GeneratorSettings;
+  /** Keep the first N arrivals; null: all (over a case's). */
+  first_jobs?: number | null;
+  /** For a trace given as csv. */
+  mapping?: TraceMapping;
+  description?: string;
+}
+
+export interface ScheduleRequest {
+  /** A schedule case, e.g. "vtrain-case2"; the other fields override it. */
+  case?: string;
+  description?: string;
+  /** num_gpus is the cluster's size. */
+  cluster?: Partial<Cluster>;
+  workload?: WorkloadInput;
+  /** Policy names: fifo, edf, elasticflow-dp, elasticflow-vtrain (the default: all). */
+  policies?: string[];
+  /** A resize's checkpoint-restart pause (s); default 60. */
+  restart_pause_s?: number;
+  /** Also re-plan every period (s); 0: at arrivals and completions only. */
+  period_s?: number;
+}
+
+/** A plan a job runs. */
+export interface SchedulePlan {
+  tp: number;
+  pp: number;
+  dp: number;
+  micro_batch: number;
+  recompute: Recompute;
+  sequence_parallel: boolean;
+  zero_stage: 0 | 1;
+  virtual_stages: number;
+}
+
+/** A job as resolved: its plan on the GPUs it asks for, its iterations and deadline. */
+export interface ScheduledJob {
+  id: string;
+  /** (s) */
+  arrival_s: number;
+  /** (s) */
+  deadline_s: number;
+  model_name: string;
+  /** (count) */
+  parameters: number;
+  global_batch: number;
+  /** GPUs asked for (count). */
+  gpus: number;
+  iterations: number;
+  tokens: number;
+  /** Its index in curves. */
+  curve: number;
+  plan: SchedulePlan;
+}
+
+/** Per allocation count (counts): the plan run on at most that many GPUs, null where none fits. */
+export interface ThroughputCurve {
+  /** (s) */
+  iteration_time_s: (number | null)[];
+  /** tp × pp × dp of each plan (count). */
+  plan_gpus: number[];
+  plans: (SchedulePlan | null)[];
+  /** Indices of the counts worth holding: faster than every smaller one. */
+  levels: number[];
+}
+
+export interface JobCurves {
+  model: string;
+  /** (count) */
+  parameters: number;
+  global_batch: number;
+  /** The job's own plan. */
+  fixed_plan: SchedulePlan;
+  best: ThroughputCurve;
+  data_parallel: ThroughputCurve;
+}
+
+/** From time_s on the job holds gpus (0: none, or done) and runs plan; it progresses from resume_s. */
+export interface AllocationChange {
+  /** (s) */
+  time_s: number;
+  gpus: number;
+  plan: SchedulePlan | null;
+  plan_gpus: number;
+  /** (s) */
+  iteration_time_s: number | null;
+  /** After a resize, time_s plus the pause (s). */
+  resume_s: number;
+}
+
+export interface JobOutcome {
+  id: string;
+  admitted: boolean;
+  finished: boolean;
+  met_deadline: boolean;
+  /** (s); null: never started. */
+  start_s: number | null;
+  /** (s); null: not finished. */
+  finish_s: number | null;
+  /** finish - arrival (s). */
+  jct_s: number | null;
+  resizes: number;
+  allocations: AllocationChange[];
+}
+
+/** The cluster from time_s to the next point. */
+export interface UsagePoint {
+  /** (s) */
+  time_s: number;
+  gpus_allocated: number;
+  jobs_running: number;
+  jobs_waiting: number;
+}
+
+/** One policy's run. */
+export interface PolicyResult {
+  name: string;
+  curve: CurveKind;
+  /** Jobs of the workload (count). */
+  jobs_total: number;
+  admitted: number;
+  finished: number;
+  deadlines_met: number;
+  /** deadlines_met / jobs_total. */
+  deadline_ratio: number;
+  /** Of the finished jobs (s). */
+  avg_jct_s: number;
+  /** Nearest rank (s). */
+  p95_jct_s: number;
+  /** First arrival to last finish (s). */
+  makespan_s: number;
+  /** GPU-seconds held over the cluster's over the makespan. */
+  gpu_utilization: number;
+  gpu_hours: number;
+  /** null without a price. */
+  cost_usd: number | null;
+  resizes: number;
+  /** Scheduling events simulated (count). */
+  events: number;
+  /** Wall time (s). */
+  seconds: number;
+  jobs: JobOutcome[];
+  timeline: UsagePoint[];
+}
+
+/** elasticflow-vtrain against elasticflow-dp. */
+export interface PolicyComparison {
+  policy: string;
+  baseline: string;
+  /** Deadlines met over the baseline's; null when it met none. */
+  deadlines_met_x: number | null;
+  admitted_x: number | null;
+  /** Over the baseline's, minus 1. */
+  avg_jct_change: number;
+  p95_jct_change: number;
+  makespan_change: number;
+  /** Difference of the utilizations. */
+  utilization_change: number;
+}
+
+/** schedule()'s answer. */
+export interface ScheduleResult {
+  case?: string;
+  description?: string;
+  cluster: { gpu: string; num_gpus: number; gpus_per_node: number; price_per_gpu_hour_usd: number };
+  /** (s) */
+  restart_pause_s: number;
+  /** (s) */
+  period_s: number;
+  workload: { name: string; description: string; jobs: ScheduledJob[] };
+  /** The GPU counts a job may hold, those of every curve. */
+  counts: number[];
+  curves: JobCurves[];
+  policies: PolicyResult[];
+  comparison: PolicyComparison | null;
+  stats: { shapes: number; swept: number; plans_simulated: number; curve_seconds: number; seconds: number };
+}
+
 // ---------------------------------------------------------------- presets, profiles, version
 
 export interface ModelPreset {
@@ -863,6 +1101,8 @@ export interface Vtrain {
   explore(request: ExploreRequest, options?: ProgressOptions): Promise<ExploreResult>;
   /** The compute-optimal model for a budget. */
   optimal(request: OptimalRequest, options?: ProgressOptions): Promise<OptimalResult>;
+  /** Many training jobs on one cluster under each scheduling policy. */
+  schedule(request: ScheduleRequest, options?: ProgressOptions): Promise<ScheduleResult>;
   /** Model presets, example configs and compute-optimal presets. */
   presets(options?: CallOptions): Promise<Presets>;
   /** The bundled GPU profiles. */

@@ -4,6 +4,7 @@
 //   const vtrain = await createVtrain();
 //   const result = await vtrain.simulate({ model: 'gpt3-175b', plan: { tp: 8, pp: 8, dp: 16, global_batch: 1536 } });
 //   const sweep = await vtrain.explore(request, { onProgress: (f) => bar.value = f, signal });
+//   const cluster = await vtrain.schedule({ case: 'vtrain-case2' }, { onProgress, signal });
 //
 // Every call takes and returns plain objects. A config the simulator rejects throws a VtrainError
 // whose `errors` list each problem with its JSON pointer ("/plan/tp"); an aborted call throws a
@@ -165,6 +166,11 @@ export async function createVtrain(options = {}) {
     explore: (request, opts) => call(sweeps, 'explore', request, opts),
     /** Compute-optimal sizing for a budget; `opts.onProgress(fraction)`, `opts.signal` cancels. */
     optimal: (request, opts) => call(sweeps, 'optimal', request, opts),
+    /**
+     * Many training jobs on one cluster under each scheduling policy, as `vtrain schedule --json`;
+     * `opts.onProgress(fraction)`, `opts.signal` cancels.
+     */
+    schedule: (request, opts) => call(sweeps, 'schedule', request, opts),
     /** Model presets and example configs: {models, examples}. */
     presets: (opts) => call(quick, 'presets', undefined, opts),
     /** Bundled GPU profiles. */

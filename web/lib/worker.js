@@ -1,5 +1,5 @@
 // The Web Worker that owns one instance of the WebAssembly module.
-// Messages in:  {type: 'run', id, call, input}   (call: simulate, explore, optimal, validateConfig, ...)
+// Messages in:  {type: 'run', id, call, input}   (call: simulate, explore, optimal, schedule, validateConfig, ...)
 // Messages out: {type: 'progress', id, fraction} | {type: 'result', id, result} | {type: 'error', id, errors}
 import { createModule } from './module.js';
 import { callModule, failure } from './protocol.js';

@@ -26,4 +26,10 @@ std::string explore(std::string_view request_json, const std::function<bool(doub
 std::string optimal(std::string_view request_json, const std::function<bool(double)>& progress = {},
                     int threads = 1);
 
+// Many jobs on one cluster (see vtrain/schedule.hpp): each policy's metrics, per-job allocations
+// and GPU usage over time. `progress` gets the fraction done and may return false to cancel;
+// `threads` > 1 only in native builds.
+std::string schedule(std::string_view request_json, const std::function<bool(double)>& progress = {},
+                     int threads = 1);
+
 }  // namespace vtrain::api
