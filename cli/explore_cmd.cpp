@@ -160,6 +160,9 @@ std::string text_report(const ExploreResult& r, size_t top) {
     std::snprintf(label, sizeof label, "by %g d", o.deadline_days);
     if (r.best >= 0) out += row(label, r.plans[r.best], v, width, priced);
     else add("  no plan that can run finishes within %g day%s\n", o.deadline_days, o.deadline_days == 1 ? "" : "s");
+  } else if (o.objective == Objective::balanced && r.best >= 0) {
+    // The cheapest plan within the balanced slack of the fastest.
+    out += row("balanced", r.plans[r.best], v, width, priced);
   }
   if (r.best_time < 0) out += "  no plan can run: none fits in memory within the GPU limit\n";
   const PlanEstimate* base = r.baseline >= 0 ? &r.plans[r.baseline] : nullptr;

@@ -184,7 +184,7 @@ const char* kUsage =
     "                         them to --out-dir (profiles), both relative to where it runs\n"
     "  optimal REQUEST.json | --preset NAME [--json] [--time] [--threads N]\n"
     "                         the model size a budget really buys, beside the FLOP-only answer\n"
-    "  explore CONFIG | --case mt-nlg [--json] [--price USD] [--gpus N] [--objective time|cost|deadline]\n"
+    "  explore CONFIG | --case mt-nlg [--json] [--price USD] [--gpus N] [--objective time|cost|deadline|balanced]\n"
     "          [--deadline-days N] [--simulate-unfit] [--threads N] [--top N]\n"
     "                         every valid parallel plan, its time and cost, and the Pareto frontier\n"
     "  schedule REQUEST.json | --case vtrain-case2 [--jobs N] [--json] [--curves] [--time] [--threads N]\n"

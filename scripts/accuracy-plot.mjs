@@ -53,7 +53,7 @@ const layout = {
   yaxis: { type: 'log', title: { text: 'predicted iteration time (ms)' }, range: [Math.log10(lo), Math.log10(hi)] },
   legend: { x: 0, y: -0.13, yanchor: 'top' }, font: { family: 'sans-serif' },
 };
-const plotly = readFileSync(path.join(root, 'node_modules/plotly.js-dist-min/plotly.min.js'), 'utf8');
+const plotly = readFileSync(path.join(root, 'node_modules/plotly.js-basic-dist-min/plotly-basic.min.js'), 'utf8');
 const browser = await launchChromium();
 try {
   const page = await browser.newPage({ viewport: { width: 760, height: 760 } });

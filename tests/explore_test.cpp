@@ -229,6 +229,31 @@ TEST_CASE("explore: the best plan is never worse than the baseline on the object
   }
 }
 
+TEST_CASE("explore: the balanced objective is the cheapest plan within a quarter more days than the fastest") {
+  for (const json& request : {small_request(), json{{"case", "mt-nlg"}}}) {
+    ExploreRequest req = parse_ok(request);
+    req.options.objective = Objective::balanced;
+    const ExploreResult r = explore_ok(req);
+    REQUIRE(r.best >= 0);
+    const PlanEstimate& fast = r.plans[r.best_time];
+    const PlanEstimate& best = r.plans[r.best];
+    CHECK(best.feasible());
+    CHECK(best.training_days <= fast.training_days * (1 + kBalancedSlack));
+    CHECK(best.gpu_hours <= fast.gpu_hours);
+    // No plan that can run within that time is cheaper.
+    for (const PlanEstimate& e : r.plans)
+      if (e.feasible() && e.training_days <= fast.training_days * (1 + kBalancedSlack)) CHECK(e.gpu_hours >= best.gpu_hours);
+    CHECK(to_json(r)["question"]["time_slack"] == kBalancedSlack);
+  }
+  // The case study: neither extreme. The cheapest plan trains for over a year on 140 GPUs.
+  ExploreRequest req = parse_ok(json{{"case", "mt-nlg"}, {"explore", {{"objective", "balanced"}}}});
+  const ExploreResult r = explore_ok(req);
+  CHECK(r.best != r.best_time);
+  CHECK(r.best != r.best_cost);
+  CHECK(r.plans[r.best_cost].training_days > 365);
+  CHECK(r.plans[r.best].cost_usd < r.plans[r.best_time].cost_usd);
+}
+
 TEST_CASE("explore: restricting the space and explicit lists") {
   json j = small_request();
   j["explore"] = {{"tp", 4}, {"pp", {1, 2}}, {"recompute", {"none"}}, {"zero_stage", {0}}, {"virtual_stages", {1}}};

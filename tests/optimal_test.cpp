@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
@@ -71,6 +73,30 @@ TEST_CASE("optimal: a dollar budget is spent, not exceeded") {
   const CandidateResult& a = r.candidates[r.achievable];
   CHECK(a.cost_achievable_usd <= 20000 * (1 + 1e-9));
   CHECK(a.loss_achievable >= r.flop_only_loss);
+}
+
+TEST_CASE("optimal: a dollar budget spent on balanced plans trains in days, not years, and says its rule") {
+  json q = small_request();
+  q["budget"] = {{"usd", 20000}};
+  const OptimalResult cheapest = run(q);
+  CHECK(to_json(cheapest)["plan_rule"] == json{{"objective", "cost"}});
+  q["explore"] = {{"objective", "balanced"}};
+  const OptimalResult balanced = run(q);
+  CHECK(to_json(balanced)["plan_rule"] == json{{"objective", "balanced"}, {"time_slack", kBalancedSlack}});
+  REQUIRE(cheapest.achievable >= 0);
+  REQUIRE(balanced.achievable >= 0);
+  // Each size takes a plan at most a quarter slower than its fastest, so the money is spent sooner.
+  for (const CandidateResult& c : balanced.candidates) {
+    if (!c.has_plan) continue;
+    const auto same = std::find_if(cheapest.candidates.begin(), cheapest.candidates.end(),
+                                   [&](const CandidateResult& x) { return x.params == c.params; });
+    REQUIRE(same != cheapest.candidates.end());
+    CHECK(c.plan.num_gpus >= same->plan.num_gpus);
+    CHECK(c.days_achievable <= same->days_achievable * (1 + 1e-9));
+    CHECK(c.cost_achievable_usd <= 20000 * (1 + 1e-9));
+  }
+  // A time budget has its own rule: the fastest plan.
+  CHECK(to_json(run(small_request()))["plan_rule"] == json{{"objective", "time"}});
 }
 
 TEST_CASE("optimal: a GPU-hours budget is the same budget in dollars at the price, and needs the price") {

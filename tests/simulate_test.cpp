@@ -530,6 +530,27 @@ TEST_CASE("simulate: sequence parallelism at tp 1 and ZeRO-1 at dp 1 run, with a
   CHECK(plain.warnings.empty());
 }
 
+TEST_CASE("simulate: selective recomputation with flash attention runs as none, with a warning that says why") {
+  json j = test::small_config();
+  j["plan"]["attention"] = "flash";
+  j["plan"]["recompute"] = "none";
+  const SimResult none = test::simulate_ok(test::parse_ok(j));
+  j["plan"]["recompute"] = "selective";
+  const SimResult selective = test::simulate_ok(test::parse_ok(j));
+  CHECK(selective.iteration_time_s == none.iteration_time_s);
+  CHECK(selective.details.layer_recompute_s == 0);
+  // Only the softmax statistics are not kept: well under a percent of the memory.
+  CHECK(selective.memory.total() <= none.memory.total());
+  CHECK(selective.memory.total() > 0.99 * none.memory.total());
+  CHECK(test::warning(selective, WarningCode::no_effect, "/plan/recompute", "so it runs as none") != nullptr);
+  CHECK(test::warning(none, WarningCode::no_effect, "/plan/recompute") == nullptr);
+  // Without flash attention selective recomputation rebuilds the scores, and says nothing.
+  j["plan"]["attention"] = "unfused";
+  const SimResult unfused = test::simulate_ok(test::parse_ok(j));
+  CHECK(unfused.details.layer_recompute_s > 0);
+  CHECK(test::warning(unfused, WarningCode::no_effect, "/plan/recompute") == nullptr);
+}
+
 TEST_CASE("simulate: a group of GPUs that does not divide a node spans two nodes only where the ranks put it there") {
   json j = test::small_config();
   j["model"]["hidden"] = 2304;  // 24 heads: tensor parallelism 3 divides them

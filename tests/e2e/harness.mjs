@@ -1,9 +1,9 @@
 // What the page tests share: the built page (build/web) served by Vite's preview server on a free
 // port, Debian's Chromium (scripts/chromium.mjs), pages that collect console errors and exceptions,
-// screenshots under build/screenshots and the floors each file measures and prints.
+// and screenshots under build/screenshots. The timings are measure.mjs's, their floors floors.mjs's.
 // Not a test file itself: node --test runs only the *.test.mjs files beside it.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -162,14 +162,4 @@ export function cancelRun(page, { view, click, at = null }) {
 /** Saves a screenshot of `page` as build/screenshots/<name>; `options` as page.screenshot takes them. */
 export function screenshot(page, name, options = {}) {
   return page.screenshot({ path: path.join(shots, name), ...options });
-}
-
-/**
- * Prints the floors a file measured, a row [what, measured, floor] a line, and writes them with
- * `measured` to build/screenshots/<file>.
- */
-export function reportFloors(title, rows, file, floors, measured) {
-  console.log(`\n${title}:`);
-  for (const [what, got, floor] of rows) console.log(`  ${what.padEnd(48)} ${String(got).padEnd(36)} ${floor}`.trimEnd());
-  if (existsSync(shots)) writeFileSync(path.join(shots, file), `${JSON.stringify({ floors, measured }, null, 2)}\n`);
 }

@@ -1,18 +1,18 @@
 // The Compute-optimal view and the Explore objective in Debian's Chromium, against the built page
 // (build/web). The page's answers are compared with the native CLI's, produced at test time
 // (build/golden/cli.json and `vtrain explore`); the time from the preset's click to its answer is
-// measured, printed and held to the issue's 5 s. Screenshots go to build/screenshots.
+// held to a sanity limit (10 times its floor; `npm run bench` holds the floor). Screenshots go to
+// build/screenshots.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { cliGolden } from '../../scripts/golden.mjs';
 import * as fmt from '../../web/src/format.js';
+import { sanity } from './floors.mjs';
 import {
-  assertNoBadText, base, cancelRun, newPage, open, plain, problems, reportFloors, runCli, screenshot, startPage, stopPage, trackRun,
+  assertNoBadText, base, newPage, open, plain, problems, runCli, screenshot, startPage, stopPage,
 } from './harness.mjs';
-
-const FLOORS = { optimal_ms: 5000 };
-const measured = {};
+import { mainThreadGap, optimalTime } from './measure.mjs';
 
 describe('the Compute-optimal view and the Explore objective in Chromium', { timeout: 300000 }, () => {
   let golden;
@@ -23,38 +23,20 @@ describe('the Compute-optimal view and the Explore objective in Chromium', { tim
     assert.ok(golden, 'the CLI has the vtrain-case3 preset');
   });
 
-  after(async () => {
-    await stopPage();
-    const rows = [
-      ['vtrain-case3 preset, click to answer', `${measured.optimal_ms?.toFixed(0)} ms (charts drawn at ${measured.optimal_charts_ms?.toFixed(0)} ms)`, `≤ ${FLOORS.optimal_ms} ms`],
-      ['the same, first answer of the page\'s worker', `${measured.optimal_first_ms?.toFixed(0)} ms`, ''],
-      ['longest pause of the page\'s thread meanwhile', `${measured.main_thread_worst_gap_ms?.toFixed(0)} ms`, ''],
-    ];
-    reportFloors('Compute-optimal view, measured in Chromium', rows, 'optimal-floors.json', FLOORS, measured);
-  });
+  after(stopPage);
 
-  test('the vTrain case study: a progress bar, both answers as the CLI gives them, both charts, within 5 s', async () => {
+  test('the vTrain case study: a progress bar, both answers as the CLI gives them, both charts', async () => {
     const page = await newPage();
     await open(page);
-    await page.waitForSelector('body[data-warm]', { timeout: 20000 });
-    // The tab answers the preset at once; its first answer also compiles the module's hot code.
-    const first = await trackRun(page, { view: 'optimal', click: '#tab-optimal' });
-    assert.equal(first.state, 'done', await page.textContent('#optimal-status'));
-    measured.optimal_first_ms = first.ms;
+    // The tab answers the preset at once; then another budget, so that the preset's click really
+    // changes the inputs, and the click is timed.
+    const { first, run } = await optimalTime(page);
+    assert.equal(first.state, 'done', first.status);
     assert.ok(await page.isVisible('#optimal-inputs'));
     assert.ok(await page.isHidden('#inputs'));
-
-    // Another budget first, so the preset's click really changes the inputs.
-    await page.fill('#o-budget', '20');
-    await page.waitForFunction(() => document.body.dataset.optimal === 'done' && /^20 days/.test(document.getElementById('optimal-headline').textContent), null, { timeout: 30000 });
-    assert.equal(await page.getAttribute('[data-optimal-preset="vtrain-case3"]', 'aria-pressed'), 'false');
-
-    const run = await trackRun(page, { view: 'optimal', click: '[data-optimal-preset="vtrain-case3"]', charts: 'data-optimal-charts' });
     assert.equal(run.state, 'done', run.status);
-    measured.optimal_ms = run.ms;
-    measured.optimal_charts_ms = run.chartsMs;
     assert.ok(run.seen.some((s) => s.visible && s.value > 0 && s.value < 1), 'the progress bar showed progress');
-    assert.ok(run.ms <= FLOORS.optimal_ms, `the preset took ${run.ms.toFixed(0)} ms`);
+    assert.ok(run.ms <= sanity('optimal_ms'), `the preset took ${run.ms.toFixed(0)} ms`);
     assert.ok(await page.isHidden('#optimal-progress-wrap'));
     assert.equal(await page.getAttribute('[data-optimal-preset="vtrain-case3"]', 'aria-pressed'), 'true');
 
@@ -80,16 +62,38 @@ describe('the Compute-optimal view and the Explore objective in Chromium', { tim
     const firstAlt = await page.textContent('#optimal-alternatives tbody tr:first-child td:first-child');
     assert.equal(plain(firstAlt), plain(fmt.count(want.alternatives[0].params)));
 
-    // Both charts: loss with both curves and the answers; days with the budget line.
+    // Both charts: loss with the curves and the answers; days with the budget line.
     const charts = await page.evaluate(() => {
       const info = (id) => {
         const el = document.getElementById(id);
-        return { traces: el.data.map((t) => t.name), points: el.querySelectorAll('.scatterlayer .point').length, shapes: (el.layout.shapes || []).length, height: el.clientHeight };
+        return {
+          traces: el.data.map((t) => ({ name: t.name, x: [...t.x], y: [...t.y] })),
+          points: el.querySelectorAll('.scatterlayer .point').length,
+          shapes: (el.layout.shapes || []).length,
+        };
       };
       return { loss: info('chart-optimal-loss'), days: info('chart-optimal-days') };
     });
-    assert.ok(charts.loss.traces.includes('FLOP-only (GPUs at peak)') && charts.loss.traces.includes('achievable (simulated plans)'), charts.loss.traces.join());
-    assert.ok(charts.loss.points >= 2 * 15, `${charts.loss.points} points on the loss chart`);
+    // The star of the achievable answer lies on the curve its rule chose it from (20 tokens per
+    // parameter, not the whole budget), as the largest size within the budget; the note says
+    // which rule picked it and where the whole budget's lowest loss lies.
+    const names = charts.loss.traces.map((t) => t.name);
+    const rule = charts.loss.traces.find((t) => t.name === '20 tokens per parameter (the rule)');
+    assert.ok(rule && names.includes('achievable, whole budget') && names.includes('FLOP-only, whole budget at peak'), names.join());
+    const at = rule.x.indexOf(want.achievable.params);
+    assert.ok(at >= 0, 'the achievable answer is a point of the rule\'s curve');
+    assert.ok(Math.abs(rule.y[at] - want.achievable.loss) < 1e-6, `${rule.y[at]} vs ${want.achievable.loss}`);
+    const stars = charts.loss.traces.filter((t) => t.name === 'the two answers');
+    assert.deepEqual(stars.map((t) => t.x[0]), [want.flop_only.params, want.achievable.params]);
+    const ruleNote = await page.textContent('#optimal-loss-rule');
+    assert.match(ruleNote, /^Both stars follow the ratio rule: the largest size whose 20 tokens per parameter fit the budget/);
+    const whole = charts.loss.traces.find((t) => t.name === 'achievable, whole budget');
+    const lowest = Math.min(...whole.y.filter((y) => y != null));
+    if (lowest < want.achievable.loss - 5e-5) {
+      assert.ok(ruleNote.includes(`would reach ${lowest.toFixed(4)}`), ruleNote);
+      assert.ok(charts.loss.traces.some((t) => t.name === 'lowest loss, whole budget' && Math.abs(t.y[0] - lowest) < 1e-12));
+    }
+    assert.ok(charts.loss.points >= 15, `${charts.loss.points} points on the loss chart`);
     assert.equal(charts.days.shapes, 1, 'the budget line');
     assert.ok(charts.days.points >= 15);
     await assertNoBadText(page);
@@ -185,10 +189,9 @@ describe('the Compute-optimal view and the Explore objective in Chromium', { tim
     await page.waitForSelector('body[data-warm]', { timeout: 20000 });
     // Cancelled at 30 %; `worst` is the longest the page's thread went without running a 10 ms
     // timer while the worker sized.
-    const r = await cancelRun(page, { view: 'optimal', click: '#tab-optimal', at: 0.3 });
+    const r = await mainThreadGap(page);
     assert.equal(r.state, 'stopped');
-    measured.main_thread_worst_gap_ms = r.worst;
-    assert.ok(r.worst < 500, `the page's thread stalled for ${r.worst.toFixed(0)} ms`);
+    assert.ok(r.worst <= sanity('main_thread_gap_ms'), `the page's thread stalled for ${r.worst.toFixed(0)} ms`);
     assert.match(await page.textContent('#optimal-status'), /Cancelled/);
     assert.ok(await page.isHidden('#optimal-progress-wrap'));
     assert.ok(await page.isVisible('#optimal-run'));
@@ -210,6 +213,12 @@ describe('the Compute-optimal view and the Explore objective in Chromium', { tim
     assert.match(await page.textContent('#answer-achievable .verdict'), /within the budget of \$10\.0 M/);
     await page.waitForSelector('body[data-optimal-charts]');
     assert.equal(await page.evaluate(() => document.getElementById('chart-optimal-days').layout.shapes[0].y0), 10e6);
+    // With a scaling law the achievable star is the lowest point of the achievable curve.
+    const loss = await page.evaluate(() => document.getElementById('chart-optimal-loss').data.map((t) => ({ name: t.name, x: [...t.x], y: [...t.y] })));
+    const ach = loss.find((t) => t.name === 'achievable (simulated plans)');
+    const low = ach.y.reduce((best, y, i) => (y != null && (best < 0 || y < ach.y[best]) ? i : best), -1);
+    assert.deepEqual(loss.filter((t) => t.name === 'the two answers')[1].x, [ach.x[low]]);
+    assert.match(await page.textContent('#optimal-loss-rule'), /^Each star is its curve’s lowest loss/);
     await assertNoBadText(page);
 
     // A deadline beside the money: the answer finishes within it, and the link keeps it.

@@ -177,22 +177,25 @@ test('bad input exits non-zero with the field named', () => {
   assert.match(unknown.err, /unknown command/);
 });
 
-test('bench reports its floor', () => {
+test('bench reports its floors', () => {
+  // A floor missed on a busy machine exits 1 (npm run bench reports it); the test holds each
+  // timing only to 10 times its floor.
   const r = run('bench', '--json');
-  assert.equal(r.code, 0, r.err);
+  assert.ok(r.code === 0 || r.code === 1, r.err);
   const j = JSON.parse(r.out);
   assert.equal(j.simulate.length, 2);
-  for (const row of j.simulate) assert.ok(row.seconds_per_plan > 0);
+  for (const row of j.simulate) assert.ok(row.seconds_per_plan > 0 && row.seconds_per_plan <= 10 * row.floor_s, JSON.stringify(row));
   // The explorer's floors: the 294-plan case study and every plan of GPT-3 175B on 1024 GPUs.
   assert.deepEqual(j.explore.map((row) => row.floor_s), [0.5, 5]);
   assert.equal(j.explore[0].plans, 294);
   assert.ok(j.explore[1].plans > 100000);
-  for (const row of j.explore) assert.ok(row.seconds > 0 && row.meets_floor, JSON.stringify(row));
+  for (const row of j.explore) assert.ok(row.seconds > 0 && row.seconds <= 10 * row.floor_s, JSON.stringify(row));
   // The scheduler's: 128 jobs on 1024 GPUs under four policies (2 s), one 175B curve (1 s); a
   // test holds only a limit a slow, busy machine still meets.
   assert.deepEqual(j.schedule.map((row) => row.floor_s), [2, 1]);
   assert.equal(j.schedule[0].jobs, 128);
   for (const row of j.schedule) assert.ok(row.seconds > 0 && row.seconds < 10 * row.floor_s, JSON.stringify(row));
+  assert.equal(r.code, [...j.simulate, ...j.explore, ...j.schedule].every((row) => row.meets_floor) ? 0 : 1);
 });
 
 test('presets and profiles list what is bundled', () => {

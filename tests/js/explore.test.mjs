@@ -108,3 +108,18 @@ test('explore of a config: restrictions, and errors that name the field', () => 
   assert.equal(usage.code, 2);
   assert.match(usage.err, /--case NAME \(mt-nlg\)/);
 });
+
+test('explore --objective balanced: the cheapest plan within a quarter more days than the fastest, in the summary too', () => {
+  const r = run('explore', '--case', 'mt-nlg', '--objective', 'balanced', '--json');
+  assert.equal(r.code, 0, r.err);
+  const j = JSON.parse(r.out);
+  assert.equal(j.question.objective, 'balanced');
+  assert.equal(j.question.time_slack, 0.25);
+  const limit = j.best_time.training_days * 1.25;
+  assert.ok(j.best.training_days <= limit);
+  const within = j.plans.filter((p) => p.simulated && p.fits_in_memory && p.within_gpu_limit && p.training_days <= limit);
+  assert.equal(Math.min(...within.map((p) => p.cost_usd)), j.best.cost_usd);
+  assert.notEqual(j.best.index, j.best_cost.index, 'not the cheapest plan, which trains for a year');
+  const text = run('explore', '--case', 'mt-nlg', '--objective', 'balanced');
+  assert.match(text.out, new RegExp(`\\n  balanced  \\(${j.best.tp}, ${j.best.dp}, ${j.best.pp}\\)`));
+});

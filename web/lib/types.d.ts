@@ -15,8 +15,11 @@ export type Attention = 'flash' | 'unfused';
 export type Precision = 'bf16' | 'fp16';
 /** Rank placement, innermost first: tensor, then data, then pipeline parallel (or pipeline before data). */
 export type Placement = 'tp-dp-pp' | 'tp-pp-dp';
-/** What "best" means in a sweep: cheapest, fastest, or cheapest within explore.deadline_days. */
-export type Objective = 'cost' | 'time' | 'deadline';
+/**
+ * What "best" means in a sweep: cheapest, fastest, cheapest within explore.deadline_days, or
+ * balanced (the cheapest within time_slack, 25 %, more days than the fastest).
+ */
+export type Objective = 'cost' | 'time' | 'deadline' | 'balanced';
 /** A compute-optimal request's model family: GPT (GeLU, learned positions) or Llama (SwiGLU, RoPE, GQA). */
 export type Family = 'gpt' | 'llama';
 /** A timeline block's work. */
@@ -474,6 +477,8 @@ export interface ExploreQuestion {
   objective: Objective;
   /** With the deadline objective (days). */
   deadline_days: number | null;
+  /** With the balanced objective: how much longer than the fastest plan the best may train (fraction). */
+  time_slack?: number;
   /** The case swept, if any. */
   case?: string;
 }
@@ -581,6 +586,8 @@ export interface OptimalRequest {
     virtual_stages?: number | number[];
     recompute?: Recompute | Recompute[];
     tp_across_nodes?: boolean;
+    /** A money budget's plan per size: the cheapest (cost, the default) or balanced. */
+    objective?: 'cost' | 'balanced';
   };
 }
 
@@ -693,7 +700,7 @@ export interface OptimalResult {
       /** (h) */
       gpu_hours: number;
       /** With a price (USD). */
-      usd?: number;
+      usd: number | null;
     };
   };
   scaling: {
@@ -716,6 +723,11 @@ export interface OptimalResult {
   /** (sequences) */
   global_batch: number;
   family: Family;
+  /**
+   * How each size's plan was chosen: the fastest (time budget), the one training the most tokens
+   * within money and days (most_tokens), the cheapest (cost) or balanced, with its time_slack.
+   */
+  plan_rule: { objective: 'time' | 'most_tokens' | 'cost' | 'balanced'; time_slack?: number };
   /** The sizing's own time (s). */
   seconds: number;
   /** (count) */
@@ -1217,8 +1229,8 @@ export interface Vtrain {
   profiles(options?: CallOptions): Promise<Profile[]>;
   /** Every enum's choices, the registries, defaults and bounds the readers apply. */
   schema(options?: CallOptions): Promise<Schema>;
-  /** Starts every worker now, so the first sweep does not wait for a module to load. */
-  warmUp(): Promise<void>;
+  /** Starts the background and sweep workers now (or those `lanes` names), so their first call does not wait for a module to load. */
+  warmUp(lanes?: Array<'background' | 'sweeps'>): Promise<void>;
   /** Stops the workers; pending calls reject with code "cancelled". */
   terminate(): void;
 }

@@ -182,10 +182,14 @@ export async function createVtrain(options = {}) {
      */
     schema: (opts) => call(quick, 'schema', undefined, opts),
     /**
-     * Starts every worker now (each loads its own module), so the first sweep or background call
-     * does not wait for one; resolves when all are ready.
+     * Starts the workers now (each loads its own module), so the first sweep or background call
+     * does not wait for one; resolves when they are ready. `lanes` names some of them:
+     * 'background' (low-priority simulations) and 'sweeps' (explore, optimal); default both.
      */
-    warmUp: () => Promise.all([background, sweeps].map((lane) => call(lane, 'version'))).then(() => undefined),
+    warmUp: (lanes = ['background', 'sweeps']) => {
+      const byName = { background, sweeps };
+      return Promise.all(lanes.filter((n) => byName[n]).map((n) => call(byName[n], 'version'))).then(() => undefined);
+    },
     /** Stops the workers; pending calls reject with code "cancelled". */
     terminate() {
       quick.close();

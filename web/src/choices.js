@@ -16,9 +16,13 @@ export const FIELD_CHOICES = {
   placement: [['tp-dp-pp', 'tp, dp, pp'], ['tp-pp-dp', 'tp, pp, dp']],
 };
 
-/** explore.objective: what "best" means in a sweep, as its option, a card's title and within a sentence. */
+/**
+ * explore.objective: what "best" means in a sweep, as its option, a card's title and within a
+ * sentence; the first is the page's default.
+ */
 export const OBJECTIVES = {
-  cost: { option: 'cheapest', card: 'Cheapest plan', short: 'the cheapest' },
+  balanced: { option: 'balanced: cheapest within a quarter more days than the fastest', card: 'Balanced plan', short: 'the cheapest within a quarter more days than the fastest' },
+  cost: { option: 'cheapest, however long it takes', card: 'Cheapest plan', short: 'the cheapest' },
   time: { option: 'fastest', card: 'Fastest plan', short: 'the fastest' },
   deadline: { option: 'cheapest within a deadline', card: 'Cheapest within the deadline', short: 'the cheapest within the deadline' },
 };
@@ -36,6 +40,12 @@ export const BUDGETS = {
   flops: { label: 'FLOPs at the GPUs’ peak', unit: 'FLOP', help: 'e.g. 1e24, spent on all the GPUs below' },
 };
 export const BUDGET_KINDS = Object.keys(BUDGETS);
+
+/** A money budget's plan per candidate size (/explore/objective), the first the page's default. */
+export const PLAN_RULES = [
+  ['balanced', 'balanced: cheapest within a quarter more days than its fastest'],
+  ['cost', 'cheapest, however long it takes'],
+];
 
 /** The model families of a compute-optimal request (/family). */
 export const FAMILIES = [['gpt', 'GPT (GeLU, learned positions)'], ['llama', 'Llama (SwiGLU, RoPE, GQA)']];

@@ -24,6 +24,7 @@ export const SECTIONS = [
 ];
 
 // kind: int | number | select | bool. `optional` number fields may be left empty (the profile's value).
+// `term` names the glossary entry (glossary.js) a "?" beside the label opens.
 // `advanced` fields sit in a collapsed group of their section.
 export const FIELDS = [
   { section: 'model', key: 'layers', label: 'Layers', kind: 'int' },
@@ -47,15 +48,15 @@ export const FIELDS = [
   { section: 'cluster', key: 'inter_node_Gbps', wide: true, label: 'Inter-node bandwidth', kind: 'number', unit: 'Gb/s', optional: true, help: 'per node, all NICs' },
   { section: 'cluster', key: 'price_per_gpu_hour_usd', wide: true, label: 'Price per GPU-hour', kind: 'number', unit: 'USD' },
 
-  { section: 'plan', key: 'tp', label: 'Tensor parallel (tp)', kind: 'int' },
-  { section: 'plan', key: 'pp', label: 'Pipeline parallel (pp)', kind: 'int' },
-  { section: 'plan', key: 'dp', label: 'Data parallel (dp)', kind: 'int' },
-  { section: 'plan', key: 'micro_batch', label: 'Micro-batch', kind: 'int', unit: 'sequences' },
-  { section: 'plan', key: 'global_batch', label: 'Global batch', kind: 'int', unit: 'sequences' },
-  { section: 'plan', key: 'recompute', wide: true, label: 'Recomputation', kind: 'select', options: FIELD_CHOICES.recompute },
-  { section: 'plan', key: 'virtual_stages', wide: true, label: 'Virtual stages', kind: 'int', help: '> 1: interleaved 1F1B' },
-  { section: 'plan', key: 'sequence_parallel', label: 'Sequence parallel', kind: 'bool' },
-  { section: 'plan', key: 'zero_stage', wide: true, label: 'ZeRO stage', kind: 'select', options: FIELD_CHOICES.zero_stage },
+  { section: 'plan', key: 'tp', term: 'tp', label: 'Tensor parallel (tp)', kind: 'int' },
+  { section: 'plan', key: 'pp', term: 'pp', label: 'Pipeline parallel (pp)', kind: 'int' },
+  { section: 'plan', key: 'dp', term: 'dp', label: 'Data parallel (dp)', kind: 'int' },
+  { section: 'plan', key: 'micro_batch', term: 'micro_batch', label: 'Micro-batch', kind: 'int', unit: 'sequences' },
+  { section: 'plan', key: 'global_batch', term: 'global_batch', label: 'Global batch', kind: 'int', unit: 'sequences' },
+  { section: 'plan', key: 'recompute', term: 'recompute', wide: true, label: 'Recomputation', kind: 'select', options: FIELD_CHOICES.recompute },
+  { section: 'plan', key: 'virtual_stages', term: 'virtual_stages', wide: true, label: 'Virtual stages', kind: 'int', help: '> 1: interleaved 1F1B' },
+  { section: 'plan', key: 'sequence_parallel', term: 'sequence_parallel', label: 'Sequence parallel', kind: 'bool' },
+  { section: 'plan', key: 'zero_stage', term: 'zero', wide: true, label: 'ZeRO stage', kind: 'select', options: FIELD_CHOICES.zero_stage },
   { section: 'plan', key: 'zero_all_reduce', label: 'ZeRO-1 all-reduces gradients', kind: 'bool', advanced: true, help: 'whole, not reduce-scattered (DeepSpeed\'s bf16 optimizer)' },
   { section: 'plan', key: 'attention', wide: true, label: 'Attention', kind: 'select', options: FIELD_CHOICES.attention, advanced: true },
   { section: 'plan', key: 'dp_overlap', label: 'Overlap gradient reduction', kind: 'bool', advanced: true, help: 'with the last micro-batch\'s backward, in buckets of max(40 M, 1 M × dp) parameters (Megatron-Core\'s default)' },
@@ -92,6 +93,11 @@ export function fieldForPointer(pointer) {
     p = p.slice(0, p.lastIndexOf('/'));
   }
   return null;
+}
+
+/** How field `pointer` is named inside a sentence: "hidden size", "tp". */
+export function shortName(pointer) {
+  return SHORT[pointer] || FIELD_BY_POINTER.get(pointer)?.label.toLowerCase() || pointer;
 }
 
 /**

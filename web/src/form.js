@@ -1,5 +1,6 @@
 // What every form of the page shares: building elements, an input with its label, unit, help and
 // error line, and showing the simulator's errors beside the fields their JSON pointers name.
+import { termButton } from './glossary.js';
 
 /** document.createElement with attributes (`text`, `class`, `on…` listeners) and children. */
 export function h(tag, attrs = {}, ...children) {
@@ -16,11 +17,12 @@ export function h(tag, attrs = {}, ...children) {
 }
 
 /**
- * One input: f = {id, key, label, kind: int | number | select | bool, unit?, help?, options?, wide?}.
- * Its error line is #<id>-err, its help #<id>-help.
+ * One input: f = {id, key, label, kind: int | number | select | bool, unit?, help?, options?, wide?,
+ * term?}. Its error line is #<id>-err, its help #<id>-help, the page's note on it #<id>-note
+ * (a value it changed) and #<id>-why (why it changes nothing); `term` adds the glossary's "?".
  */
 export function fieldElement(f) {
-  const describedBy = [f.help ? `${f.id}-help` : null, `${f.id}-err`].filter(Boolean).join(' ');
+  const describedBy = [f.help ? `${f.id}-help` : null, `${f.id}-err`, `${f.id}-note`, `${f.id}-why`].filter(Boolean).join(' ');
   let control;
   if (f.kind === 'bool') {
     control = h(
@@ -28,6 +30,7 @@ export function fieldElement(f) {
       { class: 'control' },
       h('input', { type: 'checkbox', id: f.id, name: f.key, 'aria-describedby': describedBy }),
       h('label', { for: f.id, text: f.label }),
+      f.term ? termButton(f.term) : null,
     );
   } else if (f.kind === 'select') {
     const sel = h('select', { id: f.id, name: f.key, 'aria-describedby': describedBy });
@@ -48,11 +51,29 @@ export function fieldElement(f) {
   return h(
     'div',
     { class: `field ${f.kind}${f.wide ? ' wide' : ''}`, 'data-key': f.key },
-    f.kind === 'bool' ? null : h('label', { for: f.id, text: f.label }),
+    f.kind === 'bool' ? null : h('div', { class: 'label-row' }, h('label', { for: f.id, text: f.label }), f.term ? termButton(f.term) : null),
     control,
     f.help ? h('p', { class: 'help', id: `${f.id}-help`, text: f.help }) : null,
     h('p', { class: 'error', id: `${f.id}-err`, 'aria-live': 'polite', hidden: true }),
+    h('p', { class: 'note', id: `${f.id}-note`, 'aria-live': 'polite', hidden: true }),
+    h('p', { class: 'why', id: `${f.id}-why`, hidden: true }),
   );
+}
+
+/** Shows why field `f`'s setting changes nothing here (the simulator's no_effect warnings); empty text hides it. */
+export function whyField(f, text) {
+  const why = document.getElementById(`${f.id}-why`);
+  if (!why) return;
+  why.textContent = text || '';
+  why.hidden = !text;
+}
+
+/** Shows `text` under field `f` (an input the page changed, and why); empty text hides it. */
+export function noteField(f, text) {
+  const note = document.getElementById(`${f.id}-note`);
+  if (!note) return;
+  note.textContent = text || '';
+  note.hidden = !text;
 }
 
 /**

@@ -103,6 +103,27 @@ export function parseNumber(text) {
   return Number.isFinite(v) ? v : null;
 }
 
+/**
+ * Reads a whole count a person typed (GPUs, layers, a batch): "2048", "2,048", "3e3". A
+ * magnitude suffix is refused, for "2k" GPUs may mean 2,000 or 2,048. Returns {value} or
+ * {error} (a sentence).
+ */
+export function parseCount(text) {
+  const t = String(text).trim().replace(/,/g, '').replace(/_/g, '');
+  if (t === '') return { error: 'enter a value' };
+  const m = /^(\d+(?:\.\d+)?)\s*([kmbgt])$/i.exec(t);
+  if (m) {
+    const v = Number(m[1]);
+    const scale = { k: [1e3, 1024], m: [1e6, 1048576], b: [1e9, 1073741824], g: [1e9, 1073741824], t: [1e12, 1099511627776] }[m[2].toLowerCase()];
+    const [dec, bin] = scale.map((x) => Math.round(v * x).toLocaleString('en-US'));
+    return { error: `write the number: “${t}” may mean ${dec} or ${bin}` };
+  }
+  const v = parseNumber(t);
+  if (v == null) return { error: 'enter a number' };
+  if (!Number.isInteger(v)) return { error: 'enter a whole number' };
+  return { value: v };
+}
+
 /** "tp 8 · pp 35 · dp 12 · mb 1 · full recompute"; `varying` limits it to the fields that differ. */
 export function planLabel(p, varying = null) {
   const show = (k) => !varying || varying.has(k);

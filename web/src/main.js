@@ -18,7 +18,10 @@
 //     start()            optional: its first work on a page just opened; the page is ready once it resolves
 //     open(what)         optional: shows what another view hands it (services.open)
 //   services: {vtrain, catalog, planInputs, embed, ownInputs, open(id, what), show(id), changed(),
-//     toast(text), link({embed, view})}; `changed()` says the view's part of the link changed.
+//     toast(text), link({embed, view}), summarize(summary)}; `changed()` says the view's part of
+//     the link changed; `summarize({parts, bad})` gives the view's headline figures (a list of
+//     short texts) or, with bad, what stops them, for the summary bar a narrow screen shows while
+//     the element of the view's panel marked data-summary-anchor is out of sight.
 //
 // Adding a view is its module and its line in VIEWS.
 import './style.css';
@@ -26,6 +29,7 @@ import { createVtrain } from '../lib/vtrain.js';
 import { loadCatalog } from './catalog.js';
 import { loadPlotly } from './charts.js';
 import { h } from './form.js';
+import { renderGlossary, wireGlossary } from './glossary.js';
 import { createPlanInputs } from './plan-inputs.js';
 import plan from './views/plan.js';
 import explore from './views/explore.js';
@@ -49,6 +53,8 @@ let current = first.id;
 
 function drawFrame() {
   document.body.classList.toggle('embed', embed);
+  renderGlossary($('glossary-list'));
+  wireGlossary({ tip: $('term-tip'), glossary: $('glossary') });
   $('embed-card').hidden = !embed;
   const main = $('results');
   for (const v of VIEWS) {
@@ -93,6 +99,8 @@ function show(id, { focus = false } = {}) {
   syncUrl();
   for (const v of VIEWS) if (v !== def && views.get(v.id).hide) views.get(v.id).hide();
   views.get(id).show();
+  watchAnchor();
+  drawSummary();
 }
 
 function wireTabs() {
@@ -176,6 +184,51 @@ function showLinkNotice(ignored) {
     : '';
 }
 
+// ---------------------------------------------------------------- the summary bar
+
+// On a narrow screen the inputs sit below the results: while the user edits them, the bar at the
+// bottom of the screen keeps the current view's headline figures (or the error) in sight. A view
+// with no summary of its own (Explore) shows the first view's, whose inputs it shares.
+const summaries = new Map(); // view id -> {parts, bad}
+let anchorVisible = true;
+let anchorObserver = null;
+
+function summaryOf(id) {
+  return summaries.get(id) || (byId(id).inputs ? null : summaries.get(first.id)) || null;
+}
+
+function drawSummary() {
+  const s = summaryOf(current);
+  const bar = $('summary');
+  const text = $('summary-text');
+  if (s) {
+    text.textContent = s.parts.join(' · ');
+    bar.classList.toggle('bad', Boolean(s.bad));
+  }
+  bar.hidden = !s || anchorVisible;
+}
+
+function watchAnchor() {
+  if (!('IntersectionObserver' in window)) return;
+  if (anchorObserver) anchorObserver.disconnect();
+  const panel = $(`view-${current}`);
+  const anchor = panel.querySelector('[data-summary-anchor]') || panel;
+  anchorVisible = true;
+  anchorObserver = new IntersectionObserver((entries) => {
+    for (const e of entries) anchorVisible = e.isIntersecting;
+    drawSummary();
+  });
+  anchorObserver.observe(anchor);
+}
+
+function wireSummary() {
+  $('summary-top').addEventListener('click', () => {
+    const panel = $(`view-${current}`);
+    const target = panel.querySelector('[data-summary-anchor]') || panel;
+    target.scrollIntoView({ block: 'start' });
+  });
+}
+
 // ---------------------------------------------------------------- sharing and downloads
 
 let toastTimer = 0;
@@ -233,8 +286,12 @@ async function boot() {
   drawFrame();
   let vtrain;
   let catalog;
+  // Plotly loads while the simulator does, so the charts follow the first numbers closely.
+  if (!embed) loadPlotly().catch(() => {});
   try {
     vtrain = await createVtrain();
+    // The worker of low-priority simulations (the Plan view's timeline) starts beside the first.
+    if (!embed) vtrain.warmUp(['background']).catch(() => {});
     catalog = await loadCatalog(vtrain);
   } catch (e) {
     $('boot-status').textContent = `The simulator could not start: ${e.message || e}`;
@@ -255,21 +312,28 @@ async function boot() {
     toast,
     link: (options) => pageUrl(linkQuery(options)),
   };
-  for (const v of VIEWS) views.set(v.id, v.create($(`view-${v.id}`), { ...services, ownInputs: v.inputs ? $(`${v.id}-inputs`) : null }));
+  for (const v of VIEWS) {
+    const summarize = (summary) => {
+      summaries.set(v.id, summary);
+      drawSummary();
+    };
+    views.set(v.id, v.create($(`view-${v.id}`), { ...services, summarize, ownInputs: v.inputs ? $(`${v.id}-inputs`) : null }));
+  }
   $('boot-status').hidden = true;
   wireTabs();
   wireActions();
+  wireSummary();
   showLinkNotice(applyLink(link));
   show(current);
   await Promise.all([...views.values()].map((v) => (v.start ? v.start() : null)));
   performance.mark('vtrain:interactive');
   document.body.dataset.ready = 'true';
-  // Plotly starts loading once the first numbers are on screen, then the other workers start, so
-  // the first sweep does not wait for a module to load.
+  // Once the first charts are on their way the sweep worker starts, so the first sweep does not
+  // wait for a module to load.
   if (!embed) {
     loadPlotly()
       .catch(() => {})
-      .then(() => vtrain.warmUp())
+      .then(() => vtrain.warmUp(['sweeps']))
       .then(() => {
         document.body.dataset.warm = 'true';
       })

@@ -8,9 +8,10 @@
 //   {reason: 'example', name} an example was loaded
 //   {reason: 'replaced'}      a whole config was put in (replace())
 // set() changes values silently, for a caller that simulates them itself.
-import { FIELDS, SECTIONS, MODEL_KEYS, FIELD_BY_KEY, fieldForPointer, fieldMessage } from './fields.js';
+import { FIELDS, SECTIONS, MODEL_KEYS, FIELD_BY_KEY, fieldForPointer, fieldMessage, shortName } from './fields.js';
 import * as fmt from './format.js';
-import { h, fieldElement, markFieldErrors } from './form.js';
+import { h, fieldElement, markFieldErrors, noteField, whyField } from './form.js';
+import { pricePresets } from './prices.js';
 
 // The example a link without inputs opens.
 const DEFAULT_EXAMPLE = 'gpt3-175b';
@@ -33,9 +34,44 @@ function configValues(config) {
 }
 
 const positiveInt = (text) => {
-  const v = fmt.parseNumber(text ?? '');
-  return v != null && Number.isInteger(v) && v > 0 ? v : null;
+  const { value } = fmt.parseCount(text ?? '');
+  return value > 0 ? value : null;
 };
+
+const count = (n) => n.toLocaleString('en-US');
+
+/** The config the simulator gets from field texts and a model preset, or the fields that are not numbers yet: {config, errors}. */
+export function configOf(values, preset) {
+  const config = { model: {}, cluster: {}, plan: {}, training: {} };
+  const errors = [];
+  for (const f of FIELDS) {
+    const raw = String(values[f.key] ?? '').trim();
+    const out = config[f.section];
+    if (f.kind === 'bool') {
+      out[f.key] = raw === 'true';
+      continue;
+    }
+    if (f.kind === 'select') {
+      out[f.key] = f.key === 'zero_stage' ? Number(raw) : raw;
+      continue;
+    }
+    if (raw === '') {
+      if (!f.optional) errors.push({ code: 'missing', pointer: f.pointer, message: `${f.pointer}: enter a value` });
+      continue;
+    }
+    if (f.kind === 'int') {
+      const { value, error } = fmt.parseCount(raw);
+      if (error) errors.push({ code: 'type', pointer: f.pointer, message: `${f.pointer}: ${error}` });
+      else out[f.key] = value;
+      continue;
+    }
+    const v = fmt.parseNumber(raw);
+    if (v == null) errors.push({ code: 'type', pointer: f.pointer, message: `${f.pointer}: enter a number` });
+    else out[f.key] = v;
+  }
+  config.model.name = preset || 'custom';
+  return { config, errors };
+}
 
 /**
  * The inputs, drawn into `fields` (the form's field container) with their errors in `errorBox`
@@ -45,6 +81,8 @@ export function createPlanInputs({ catalog, fields, errorBox, examples }) {
   let preset = null; // model preset name, or null for a custom shape
   let values = {}; // field key -> text as typed
   let result = null; // the last result these inputs gave, as the Plan view shows it
+  let lastEdited = null; // the field the user changed last
+  let prices = null; // the price presets beside the price (prices.js)
   const listeners = [];
   const $ = (id) => document.getElementById(id);
   const emit = (change) => {
@@ -87,6 +125,7 @@ export function createPlanInputs({ catalog, fields, errorBox, examples }) {
     for (const f of FIELDS) showValue(f);
     showPreset();
     updatePlaceholders();
+    if (prices) prices.update();
   }
 
   function showPreset() {
@@ -140,6 +179,19 @@ export function createPlanInputs({ catalog, fields, errorBox, examples }) {
     for (const p of catalog.profiles) gpu.append(h('option', { value: p.name, text: p.display_name || p.name }));
     fields.addEventListener('input', onFieldEdit);
     fields.addEventListener('change', onFieldEdit);
+    // Published prices for the GPU, beside the price.
+    const priceField = FIELD_BY_KEY.get('price_per_gpu_hour_usd');
+    prices = pricePresets($(priceField.id).closest('.field'), {
+      id: 'f-price-preset',
+      read: () => ({ gpu: values.gpu, price: values.price_per_gpu_hour_usd ?? '' }),
+      pick: (text) => {
+        values.price_per_gpu_hour_usd = text;
+        showValue(priceField);
+        lastEdited = priceField;
+        clearNotes();
+        emit({ reason: 'edit', delay: 0 });
+      },
+    });
   }
 
   function onFieldEdit(event) {
@@ -149,27 +201,43 @@ export function createPlanInputs({ catalog, fields, errorBox, examples }) {
     if (event.type === 'input' && (f.kind === 'select' || f.kind === 'bool')) return;
     if (event.type === 'change' && f.kind !== 'select' && f.kind !== 'bool') return;
     values[f.key] = f.kind === 'bool' ? String(target.checked) : target.value;
-    // GPUs = tp x pp x dp: a change to one side keeps the other in step.
-    if (['tp', 'pp', 'dp'].includes(f.key)) {
-      const [tp, pp, dp] = ['tp', 'pp', 'dp'].map((k) => positiveInt(values[k]));
-      if (tp && pp && dp) {
-        values.num_gpus = String(tp * pp * dp);
-        showValue(FIELD_BY_KEY.get('num_gpus'));
-      }
-    } else if (f.key === 'num_gpus') {
-      const [n, tp, pp] = ['num_gpus', 'tp', 'pp'].map((k) => positiveInt(values[k]));
-      if (n && tp && pp && n % (tp * pp) === 0) {
-        values.dp = String(n / (tp * pp));
-        showValue(FIELD_BY_KEY.get('dp'));
-      }
-    } else if (f.key === 'gpu') {
-      updatePlaceholders();
-    }
+    lastEdited = f;
+    clearNotes();
+    keepGpusInStep(f.key);
+    if (f.key === 'gpu') updatePlaceholders();
+    if (f.key === 'gpu' || f.key === 'price_per_gpu_hour_usd') prices.update();
     if (f.section === 'model') {
       preset = matchPreset();
       showPreset();
     }
     emit({ reason: 'edit', delay: f.kind === 'select' || f.kind === 'bool' ? 0 : 200 });
+  }
+
+  // GPUs = tp × pp × dp. What the user typed stays; the one input that makes the product hold is
+  // changed, and a note under it says so: a new tp or pp (or GPU count) sets dp when the GPUs
+  // divide evenly, a new dp sets the GPUs. Where no whole dp fits (tp 7 on 2,048 GPUs), nothing
+  // else changes and the simulator reports the conflict beside the GPUs.
+  function keepGpusInStep(key) {
+    if (!['tp', 'pp', 'dp', 'num_gpus'].includes(key)) return;
+    const [n, tp, pp, dp] = ['num_gpus', 'tp', 'pp', 'dp'].map((k) => positiveInt(values[k]));
+    if (!tp || !pp) return;
+    if (key === 'dp') {
+      if (!dp || n === tp * pp * dp) return;
+      const before = values.num_gpus;
+      values.num_gpus = String(tp * pp * dp);
+      showValue(FIELD_BY_KEY.get('num_gpus'));
+      noteField(FIELD_BY_KEY.get('num_gpus'), `Changed${before ? ` from ${before}` : ''} to ${count(tp * pp * dp)} = tp × pp × dp.`);
+      return;
+    }
+    if (!n || n % (tp * pp) !== 0 || n / (tp * pp) === dp) return;
+    const before = values.dp;
+    values.dp = String(n / (tp * pp));
+    showValue(FIELD_BY_KEY.get('dp'));
+    noteField(FIELD_BY_KEY.get('dp'), `Changed${before ? ` from ${before}` : ''} to ${count(n / (tp * pp))}, so that tp × pp × dp keeps the ${count(n)} GPUs.`);
+  }
+
+  function clearNotes() {
+    for (const f of FIELDS) noteField(f, '');
   }
 
   // ---------------------------------------------------------------- examples
@@ -199,6 +267,8 @@ export function createPlanInputs({ catalog, fields, errorBox, examples }) {
     if (!ex) return;
     preset = ex.config.model.name;
     values = {};
+    lastEdited = null;
+    clearNotes();
     showValues(configValues(ex.config));
     emit({ reason: 'example', name });
   }
@@ -236,34 +306,70 @@ export function createPlanInputs({ catalog, fields, errorBox, examples }) {
 
     /** The config the simulator gets, or the fields that are not numbers yet: {config, errors}. */
     config() {
-      const config = { model: {}, cluster: {}, plan: {}, training: {} };
-      const errors = [];
-      for (const f of FIELDS) {
-        const raw = String(values[f.key] ?? '').trim();
-        const out = config[f.section];
-        if (f.kind === 'bool') {
-          out[f.key] = raw === 'true';
-          continue;
-        }
-        if (f.kind === 'select') {
-          out[f.key] = f.key === 'zero_stage' ? Number(raw) : raw;
-          continue;
-        }
-        if (raw === '') {
-          if (!f.optional) errors.push({ code: 'missing', pointer: f.pointer, message: `${f.pointer}: enter a value` });
-          continue;
-        }
-        const v = fmt.parseNumber(raw);
-        if (v == null) errors.push({ code: 'type', pointer: f.pointer, message: `${f.pointer}: enter a number` });
-        else if (f.kind === 'int' && !Number.isInteger(v)) errors.push({ code: 'type', pointer: f.pointer, message: `${f.pointer}: enter a whole number` });
-        else out[f.key] = v;
-      }
-      config.model.name = preset || 'custom';
-      return { config, errors };
+      return configOf(values, preset);
     },
 
-    /** Shows `errors` ([{pointer, message}]) beside their fields, the rest above the form. */
+    /** Whether `key` is an input's key. */
+    knows: (key) => FIELD_BY_KEY.has(key),
+
+    /** The inputs as they are now, to be put back (restore) or simulated (configOf) later. */
+    snapshot() {
+      return { preset, values: { ...values } };
+    },
+
+    /** Puts back a snapshot(), and says so to the subscribers as an example would. */
+    restore(snap) {
+      preset = snap.preset;
+      values = { ...snap.values };
+      lastEdited = null;
+      clearNotes();
+      showValues({});
+      emit({ reason: 'replaced' });
+    },
+
+    /**
+     * A snapshot's inputs for a link: [key, text] pairs of the fields (and the model) where it
+     * differs from the inputs now.
+     */
+    differences(snap) {
+      const out = [];
+      if ((snap.preset || 'custom') !== (preset || 'custom')) out.push(['model', snap.preset || 'custom']);
+      for (const f of FIELDS) {
+        const a = snap.values[f.key] ?? '';
+        if (a !== (values[f.key] ?? '')) out.push([f.key, a]);
+      }
+      return out;
+    },
+
+    /** The snapshot of the inputs now with `pairs` ([key, text], as differences() gives) over them. */
+    overlay(pairs) {
+      const snap = { preset, values: { ...values } };
+      for (const [k, v] of pairs) {
+        if (k === 'model') {
+          snap.preset = v === 'custom' || !catalog.model(v) ? null : v;
+          const shape = snap.preset ? presetModel(snap.preset) : null;
+          if (shape) Object.assign(snap.values, shape);
+        } else if (FIELD_BY_KEY.has(k)) {
+          snap.values[k] = v;
+        }
+      }
+      // Fields named after the model keep their value over the preset's shape.
+      for (const [k, v] of pairs) if (FIELD_BY_KEY.has(k)) snap.values[k] = v;
+      return snap;
+    },
+
+    /**
+     * Shows `errors` ([{pointer, message}]) beside their fields, the rest above the form. An
+     * error about another field that names the field the user just changed ("hidden size must
+     * be divisible by heads (100)" after heads was edited) is shown beside that field too.
+     */
     showErrors(errors) {
+      const named = lastEdited
+        ? errors
+          .filter((e) => e.pointer !== lastEdited.pointer && String(e.message).includes(`${lastEdited.pointer} `) && fieldForPointer(e.pointer))
+          .map((e) => ({ ...e, pointer: lastEdited.pointer, message: `${shortName(e.pointer)} ${fieldMessage(e.message, e.pointer).replace(/^./, (c) => c.toLowerCase())}` }))
+        : [];
+      errors = [...errors, ...named];
       return markFieldErrors({
         fields: FIELDS,
         errors,
@@ -271,6 +377,17 @@ export function createPlanInputs({ catalog, fields, errorBox, examples }) {
         message: (e, f) => fieldMessage(e.message, f ? (f.pointer === e.pointer ? e.pointer : null) : e.pointer),
         box: errorBox,
       });
+    },
+
+    /**
+     * Says beside each field why its setting changes nothing here: the simulator's no_effect
+     * warnings ([{pointer, message}]); the fields without one are cleared.
+     */
+    showWhy(warnings) {
+      for (const f of FIELDS) {
+        const own = warnings.filter((w) => w.pointer === f.pointer).map((w) => fieldMessage(w.message, null));
+        whyField(f, own.join(' '));
+      }
     },
 
     /** Sets some fields (text by key) without telling anyone: the caller simulates them. */
@@ -337,6 +454,11 @@ export function createPlanInputs({ catalog, fields, errorBox, examples }) {
           preset = null;
         }
         Object.assign(values, named);
+        // A GPU the page has no profile for falls back to the example's, as an unknown model does.
+        if (named.gpu != null && !catalog.profile(named.gpu)) {
+          ignored.push(['gpu', named.gpu]);
+          values.gpu = (own || base).config.cluster.gpu;
+        }
         // A hand-written link that sets a parallel degree but not the GPU count gets the product,
         // as editing the degree in the form does.
         const degrees = ['tp', 'pp', 'dp'].map((k) => fmt.parseNumber(values[k] ?? ''));

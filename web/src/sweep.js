@@ -32,6 +32,17 @@ export function runControls(prefix, run) {
     if (running) running.abort();
   }
 
+  // Ends the run in flight without a word: its answer, or its cancellation, is dropped.
+  function stop() {
+    const r = running;
+    if (!r) return;
+    running = null;
+    r.abort();
+    runButton.disabled = false;
+    cancelButton.hidden = true;
+    progressWrap.hidden = true;
+  }
+
   runButton.addEventListener('click', run);
   cancelButton.addEventListener('click', abort);
 
@@ -39,6 +50,8 @@ export function runControls(prefix, run) {
     setProgress,
     setStatus,
     abort,
+    /** Ends the run in flight, if any, and drops its answer: the caller says why in the status. */
+    stop,
     /** Whether a run is in flight. */
     get running() {
       return running !== null;

@@ -17,15 +17,23 @@
 
 namespace vtrain {
 
-enum class Objective { time, cost, deadline };
+// What `best` minimizes: time (the fastest plan), cost (the cheapest), deadline (the cheapest
+// within deadline_days) or balanced (the cheapest within kBalancedSlack more days than the
+// fastest: a little time traded for money, never months; the cheapest plan alone often runs on a
+// few GPUs for a year).
+enum class Objective { time, cost, deadline, balanced };
 template <>
 struct EnumNames<Objective> {
   static constexpr const char* key = "objective";
   static constexpr EnumName<Objective> table[] = {
       {Objective::time, "time", "the fastest plan"},
       {Objective::cost, "cost", "the cheapest plan"},
-      {Objective::deadline, "deadline", "the cheapest plan within deadline_days"}};
+      {Objective::deadline, "deadline", "the cheapest plan within deadline_days"},
+      {Objective::balanced, "balanced", "the cheapest plan within a quarter more days than the fastest"}};
 };
+
+// How much longer than the fastest plan the balanced objective lets a plan train (fraction).
+inline constexpr double kBalancedSlack = 0.25;
 
 // The space to enumerate and how to rank it. An empty list means every valid value.
 struct ExploreOptions {

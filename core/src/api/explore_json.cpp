@@ -72,6 +72,7 @@ json to_json(const ExploreResult& r) {
                 {"price_per_gpu_hour_usd", c.cluster.price_per_gpu_hour_usd},
                 {"objective", to_string(o.objective)},
                 {"deadline_days", o.objective == Objective::deadline ? json(o.deadline_days) : json(nullptr)}};
+  if (o.objective == Objective::balanced) question["time_slack"] = kBalancedSlack;
   if (!r.request.name.empty()) question["case"] = r.request.name;
   const ExploreStats& s = r.stats;
   return json{{"question", question},

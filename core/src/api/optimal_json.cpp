@@ -91,6 +91,11 @@ json to_json(const OptimalResult& r) {
             {"seq_len", q.seq_len},
             {"global_batch", q.global_batch},
             {"family", to_string(q.family)},
+            {"plan_rule", q.budget != BudgetKind::money ? json{{"objective", "time"}}
+                          : q.deadline_days > 0 ? json{{"objective", "most_tokens"}}
+                          : q.explore.objective == Objective::balanced
+                              ? json{{"objective", "balanced"}, {"time_slack", kBalancedSlack}}
+                              : json{{"objective", "cost"}}},
             {"seconds", r.seconds},
             {"plans_simulated", r.plans_simulated}};
   if (!q.name.empty()) j["preset"] = q.name;

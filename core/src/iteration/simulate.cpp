@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "iteration/communication.hpp"
 #include "iteration/kernels.hpp"
@@ -266,6 +267,16 @@ void note_settings(const ModelConfig& m, const PlanConfig& p, SimResult& r) {
   if (p.sequence_parallel && p.tp == 1)
     r.warnings.push_back({WarningCode::no_effect, "/plan/sequence_parallel",
                           "sequence parallelism splits activations over a tensor-parallel group: at tp 1 it changes nothing"});
+  if (p.recompute == Recompute::selective && p.attention == Attention::flash) {
+    // Selective recomputation drops the attention scores (softmax, dropout) and rebuilds them; flash
+    // attention never stores them, so nothing is rebuilt and only its softmax statistics are saved.
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "selective recomputation rebuilds the attention scores, which flash attention never stores: it "
+                  "recomputes nothing and saves only the softmax statistics (%.2g MiB a layer), so it runs as none",
+                  4.0 * p.micro_batch * (m.heads / p.tp) * m.seq_len / (1 << 20));
+    r.warnings.push_back({WarningCode::no_effect, "/plan/recompute", buf});
+  }
   if (p.zero_stage == 1 && p.dp == 1)
     r.warnings.push_back({WarningCode::no_effect, "/plan/zero_stage",
                           "ZeRO stage 1 splits the optimizer states over data-parallel ranks: at dp 1 it changes nothing"});

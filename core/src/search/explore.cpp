@@ -320,8 +320,12 @@ void rank(ExploreResult& res) {
   } else if (o.objective == Objective::cost) {
     res.best = res.best_cost;
   } else {
+    // A deadline: the one given, or for balanced the fastest plan's days and the slack.
+    const double limit = o.objective == Objective::deadline
+                             ? o.deadline_days
+                             : (res.best_time >= 0 ? plans[res.best_time].training_days * (1 + kBalancedSlack) : 0);
     for (int i : feasible)
-      if (plans[i].training_days <= o.deadline_days && (res.best < 0 || cheaper(plans[i], i, plans[res.best], res.best)))
+      if (plans[i].training_days <= limit && (res.best < 0 || cheaper(plans[i], i, plans[res.best], res.best)))
         res.best = i;
   }
 }

@@ -33,7 +33,7 @@ void explore_option_fields(V& v, O& o) {
 // The keys of /explore a compute-optimal request may restrict: the rest is chosen per candidate.
 inline bool candidate_space_key(std::string_view key) {
   return key == "tp" || key == "tp_across_nodes" || key == "virtual_stages" || key == "micro_batch" ||
-         key == "recompute";
+         key == "recompute" || key == "objective";
 }
 
 // Passes on only the fields `keep` accepts: a reader given it leaves the others unknown keys.

@@ -191,6 +191,11 @@ Outcome<OptimalRequest> parse_optimal_request(const json& input) {
     detail::OnlyFields candidate_space{fields, detail::candidate_space_key};
     explore_option_fields(candidate_space, req.explore);
     r.finish();
+    // A money budget's plan per size: the cheapest (cost) or the cheapest near the fastest (balanced).
+    if (req.explore.objective != Objective::cost && req.explore.objective != Objective::balanced)
+      e.push_back(make_diagnostic("enum", "/explore/objective",
+                                  std::string("must be cost or balanced (the plan each size takes against a money "
+                                              "budget), got \"") + to_string(req.explore.objective) + "\""));
   }
   top.finish();
   if (!e.empty()) return e;
@@ -298,7 +303,9 @@ struct Pricing {
 // Phase 3: a candidate's sweep, its plans against the budget's objective.
 ExploreRequest sweep_request(const OptimalRequest& req, const ModelConfig& model, double tokens_per_iter) {
   const double G = req.cluster.num_gpus;
-  const Objective objective = req.budget == BudgetKind::money ? Objective::cost : Objective::time;
+  // Against days each size takes its fastest plan; against money its cheapest, or the cheapest
+  // within the balanced slack of its fastest (/explore/objective).
+  const Objective objective = req.budget == BudgetKind::money ? req.explore.objective : Objective::time;
   ExploreRequest er;
   er.config.model = model;
   er.config.cluster = req.cluster;

@@ -3,7 +3,7 @@
 // "your plan" and the best plan for the objective. A click on a point opens its plan.
 import * as fmt from '../format.js';
 import { OBJECTIVES } from '../choices.js';
-import { bottomRoom, loadPlotly, logTicks, tickNumber, VIEW_CONFIG, VIEW_LAYOUT, VIEW_LEGEND } from '../charts.js';
+import { bottomRoom, logTicks, plot, tickNumber, VIEW_CONFIG, VIEW_LEGEND } from '../charts.js';
 import { compare, feasible, planStatus, samePlan } from './explore-plans.js';
 
 /**
@@ -11,6 +11,21 @@ import { compare, feasible, planStatus, samePlan } from './explore-plans.js';
  * `onOpen(plan)` is called with the plan of a clicked point.
  */
 export async function drawScatter(el, r, { mine, onOpen }) {
+  const Plotly = await plot(el, (t) => scatter(el, r, mine, t));
+  // The click handler outlives this drawing: it opens the plan of whatever result is drawn now.
+  el.scatterOpen = (i) => onOpen(r.plans[i]);
+  if (!el.dataset.wired) {
+    el.dataset.wired = '1';
+    el.on('plotly_click', (ev) => {
+      const pt = ev.points && ev.points[0];
+      if (pt && Number.isInteger(pt.customdata) && pt.customdata >= 0) el.scatterOpen(pt.customdata);
+    });
+  }
+  document.body.dataset.scatter = String(performance.now());
+  return Plotly;
+}
+
+function scatter(el, r, mine, t) {
   const timed = r.plans.map((p, i) => [p, i]).filter(([p]) => p.simulated && p.training_days > 0 && p.cost_usd > 0);
   const hover = ([p]) => `${fmt.planLabel(p)} · ${fmt.gpus(p.num_gpus)}<br>${fmt.days(p.training_days)} · ${fmt.usd(p.cost_usd)} · MFU ${fmt.percent(p.mfu)}<br>iteration ${fmt.duration(p.iteration_time_s)} · ${fmt.gib(p.memory_GiB)} per GPU${feasible(p) ? '' : ` · ${planStatus(p)}`}`;
   const group = (name, items, style) => ({
@@ -44,27 +59,31 @@ export async function drawScatter(el, r, { mine, onOpen }) {
     traces.push({
       type: 'scatter', mode: 'markers', name: 'your plan', x: [mine.training_days], y: [mine.cost_usd],
       customdata: [r.plans.findIndex((p) => samePlan(p, mine))],
-      marker: { color: 'rgba(0,0,0,0)', size: 20, line: { color: '#1c2430', width: 2 } },
+      marker: { color: 'rgba(0,0,0,0)', size: 20, line: { color: t.ink, width: 2 } },
       hovertemplate: `your plan: ${fmt.planLabel(mine)}<extra></extra>`,
     });
   }
   const best = r.best;
   if (best && best.simulated) {
-    const what = r.question.objective === 'deadline' ? `cheapest within ${fmt.daysGiven(r.question.deadline_days)}` : OBJECTIVES[r.question.objective]?.short.replace(/^the /, '');
+    const what = r.question.objective === 'deadline' ? `cheapest within ${fmt.daysGiven(r.question.deadline_days)}`
+      : r.question.objective === 'balanced' ? 'balanced' : OBJECTIVES[r.question.objective]?.short.replace(/^the /, '');
     traces.push({
       type: 'scatter', mode: 'markers', name: `best: ${what}`, x: [best.training_days], y: [best.cost_usd],
       customdata: [best.index],
-      marker: { color: 'rgba(0,0,0,0)', size: 26, symbol: 'diamond', line: { color: '#1b7a3d', width: 2.5 } },
+      marker: { color: 'rgba(0,0,0,0)', size: 26, symbol: 'diamond', line: { color: t.ok, width: 2.5 } },
       hovertemplate: `best, ${what}: ${fmt.planLabel(best)}<br>${fmt.days(best.training_days)} · ${fmt.usd(best.cost_usd)}<extra></extra>`,
     });
   }
-  // The deadline as a vertical line, when it is the objective.
-  const deadline = r.question.objective === 'deadline' ? r.question.deadline_days : null;
+  // The deadline as a vertical line, when it is the objective: the one given, or the balanced
+  // objective's, a quarter more days than the fastest plan.
+  const balanced = r.question.objective === 'balanced' && r.best_time;
+  const deadline = r.question.objective === 'deadline' ? r.question.deadline_days
+    : balanced ? r.best_time.training_days * (1 + r.question.time_slack) : null;
   const shapes = [];
   const annotations = [];
   if (deadline > 0) {
-    shapes.push({ type: 'line', xref: 'x', yref: 'paper', x0: deadline, x1: deadline, y0: 0, y1: 1, line: { color: '#1b7a3d', width: 1.5, dash: 'dash' } });
-    annotations.push({ xref: 'x', yref: 'paper', x: Math.log10(deadline), y: 1, yanchor: 'top', xanchor: 'left', showarrow: false, text: ` deadline ${fmt.daysGiven(deadline)}`, font: { size: 11, color: '#1b7a3d' } });
+    shapes.push({ type: 'line', xref: 'x', yref: 'paper', x0: deadline, x1: deadline, y0: 0, y1: 1, line: { color: t.ok, width: 1.5, dash: 'dash' } });
+    annotations.push({ xref: 'x', yref: 'paper', x: Math.log10(deadline), y: 1, yanchor: 'top', xanchor: 'left', showarrow: false, text: balanced ? ` fastest + ${fmt.percent(r.question.time_slack, 0)}` : ` deadline ${fmt.daysGiven(deadline)}`, font: { size: 11, color: t.ok } });
   }
   const xs = timed.map(([p]) => p.training_days).concat(deadline > 0 ? [deadline] : []);
   const ys = timed.map(([p]) => p.cost_usd);
@@ -72,30 +91,19 @@ export async function drawScatter(el, r, { mine, onOpen }) {
   const height = el.clientHeight || 400;
   const xTicks = logTicks(Math.min(...xs), Math.max(...xs), (v) => `${tickNumber(v)} d`, Math.max(2, Math.floor((width - 90) / 60)));
   const yTicks = logTicks(Math.min(...ys), Math.max(...ys), (v) => `$${tickNumber(v)}`, Math.max(2, Math.floor((height - 110) / 28)));
-  const Plotly = await loadPlotly();
-  await Plotly.react(
-    el,
+  return {
     traces,
-    {
-      ...VIEW_LAYOUT,
-      // The ticks and the legend (its entries here about 190 px wide), and the axis title.
-      margin: { l: 70, r: 14, t: 10, b: bottomRoom(el, traces.length, 190) + 24 },
+    layout: {
+      hovermode: 'closest',
+      // The ticks and the legend, and the axis title.
+      margin: { l: 70, r: 14, t: 10, b: bottomRoom(el, traces.map((x) => x.name)) + 24 },
       xaxis: { title: { text: 'training time' }, type: 'log', zeroline: false, ...xTicks },
       yaxis: { title: { text: 'cost' }, type: 'log', zeroline: false, ...yTicks },
       legend: VIEW_LEGEND,
       shapes,
       annotations,
     },
-    VIEW_CONFIG,
-  );
-  // The click handler outlives this drawing: it opens the plan of whatever result is drawn now.
-  el.scatterOpen = (i) => onOpen(r.plans[i]);
-  if (!el.dataset.wired) {
-    el.dataset.wired = '1';
-    el.on('plotly_click', (ev) => {
-      const pt = ev.points && ev.points[0];
-      if (pt && Number.isInteger(pt.customdata) && pt.customdata >= 0) el.scatterOpen(pt.customdata);
-    });
-  }
-  document.body.dataset.scatter = String(performance.now());
+    config: VIEW_CONFIG,
+    fit: { below: 54 },
+  };
 }

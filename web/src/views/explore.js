@@ -4,7 +4,8 @@
 import * as fmt from '../format.js';
 import { EXPLORE_CASES, OBJECTIVES } from '../choices.js';
 import { fieldForPointer, fieldMessage } from '../fields.js';
-import { errorList } from '../form.js';
+import { errorList, h } from '../form.js';
+import { termHtml } from '../glossary.js';
 import { openableRow, runControls } from '../sweep.js';
 import { drawScatter } from './explore-charts.js';
 import { PLAN_KEYS, compare, feasible, planStatus, samePlan } from './explore-plans.js';
@@ -16,6 +17,8 @@ const MAX_ROWS = 1000; // table rows drawn at once; the rest are a sort away
 // whole space on 1,024 GPUs (255,894 plans, 20,291 fit) takes about 11 s in the page's worker,
 // 4 s of sweep and the rest moving its 90 MB result to the page; the CLI sweeps it in 1-1.5 s.
 const MAX_PLANS = 50000;
+// The objective a sweep has by default: a planner's choice, not an extreme.
+const DEFAULT_OBJECTIVE = Object.keys(OBJECTIVES)[0];
 
 const option = (value, label) => `<option value="${value}">${label}</option>`;
 
@@ -53,7 +56,7 @@ const markup = `
       <p class="error" id="explore-deadline-err" aria-live="polite" hidden></p>
     </div>
     <div class="field bool">
-      <div class="control"><input id="explore-unfit" type="checkbox" checked /><label for="explore-unfit">Also time plans that run out of memory</label></div>
+      <div class="control"><input id="explore-unfit" type="checkbox" /><label for="explore-unfit">Also time plans that run out of memory</label></div>
     </div>
     <div class="explore-actions">
       <button type="button" id="explore-run" class="primary">Run the sweep</button>
@@ -67,7 +70,7 @@ const markup = `
   <p id="explore-status" class="status" aria-live="polite"></p>
   <div id="explore-best" class="best"></div>
   <figure class="chart-card" id="explore-figure" hidden>
-    <figcaption>Training time against cost, one point per plan <span class="caption-note">click a point to open the plan</span></figcaption>
+    <figcaption>Training time against cost, one point per plan; ★ the time–cost frontier${termHtml('frontier')} <span class="caption-note">click a point to open the plan</span></figcaption>
     <div id="chart-scatter" class="chart chart-tall" role="img" aria-label="Training days against cost for every plan"></div>
   </figure>
   <div class="table-wrap" id="explore-table-wrap" hidden>
@@ -105,6 +108,28 @@ function bestText(r) {
   return r.best ? `best for the objective, ${what}: ${fmt.planLabel(r.best)}` : `no plan is ${what}`;
 }
 
+const share = (x) => fmt.percent(Math.abs(x), 0);
+
+/** Why the best plan is the best, in a sentence, against the extremes a click away. */
+export function whyBest(r) {
+  const b = r.best;
+  const f = r.best_time;
+  const c = r.best_cost;
+  if (!b || !f || !c) return '';
+  const o = r.question.objective;
+  if (o === 'balanced') {
+    const slack = r.question.time_slack;
+    const limit = f.training_days * (1 + slack);
+    if (b.index === f.index) {
+      return `No plan that trains within ${share(slack)} more days than the fastest (${fmt.days(limit)}) is cheaper, so the fastest is also the balanced plan. The cheapest of all takes ${fmt.days(c.training_days)}.`;
+    }
+    return `The cheapest plan within ${share(slack)} more days than the fastest (${fmt.days(limit)} at most): ${share(1 - b.gpu_hours / f.gpu_hours)} cheaper than the fastest for ${share(b.training_days / f.training_days - 1)} more time. The cheapest of all takes ${fmt.days(c.training_days)}.`;
+  }
+  if (o === 'deadline') return `The cheapest plan that trains within ${fmt.daysGiven(r.question.deadline_days)}.`;
+  if (o === 'cost') return `The cheapest plan, however long it takes: ${fmt.days(b.training_days)}, against ${fmt.days(f.training_days)} for the fastest.`;
+  return `The fastest plan, whatever it costs: ${share(f.gpu_hours / c.gpu_hours - 1)} more than the cheapest.`;
+}
+
 function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
   const view = {
     shown: false,
@@ -113,8 +138,8 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
     sort: { key: 'status', dir: 1 },
     space: 'grid',
     budget: '', // '' follows the cluster's GPU count
-    unfit: true,
-    objective: 'cost', // cost | time | deadline
+    unfit: false, // whether plans that do not fit in memory are timed too
+    objective: DEFAULT_OBJECTIVE, // balanced | cost | time | deadline
     deadline: '30', // days, as typed; used with the deadline objective
   };
 
@@ -227,8 +252,15 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
     controls.abort();
     const { request: req, errors } = request();
     if (errors) {
+      // A sweep of the inputs before is dropped without a word, so that the reason stays.
+      controls.stop();
+      document.body.dataset.explore = 'invalid';
       if (errors.some((x) => fieldForPointer(x.pointer))) inputs.showErrors(errors);
-      setStatus('Fix the marked inputs, then explore.', true);
+      const what = errors.length === 1 && errors[0].pointer === '' ? errors[0].message : null;
+      setStatus(what === 'the deadline'
+        ? 'Enter a deadline of more than 0 days, then explore: the best plan is the cheapest that finishes within it.'
+        : what === 'the GPU budget' ? 'Enter the most GPUs a plan may use, then explore.' : 'Fix the marked inputs, then explore.', true);
+      markStale(true);
       return;
     }
     view.stale = false;
@@ -272,11 +304,11 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
   }
 
   /** Opens a plan of the sweep in the Plan view; the sweep still holds, only "your plan" moves. */
-  function openPlan(plan) {
+  function openPlan(plan, { compare = false } = {}) {
     // The sweep's GPU budget stays what it was, though this plan may use fewer GPUs.
     if (!view.budget && view.result) view.budget = String(view.result.question.max_gpus);
     showSettings();
-    return open('plan', { plan }).then((ok) => {
+    return open('plan', { plan, compare }).then((ok) => {
       if (view.result) {
         renderBest();
         renderTable();
@@ -292,7 +324,8 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
     label.className = 'kpi-label';
     label.textContent = title;
     const best = view.result.best;
-    if (best && plan.index === best.index) {
+    const isBest = best && plan.index === best.index;
+    if (isBest) {
       box.classList.add('objective');
       const badge = document.createElement('span');
       badge.className = 'badge';
@@ -309,7 +342,16 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
     button.type = 'button';
     button.textContent = 'Open in Plan view';
     button.addEventListener('click', () => openPlan(plan));
-    box.append(label, value, sub, button);
+    const buttons = h('div', { class: 'card-buttons' }, button);
+    // Side by side with the plan the Plan view shows (which is pinned), unless it is that plan.
+    const shown = current();
+    if (!(shown && samePlan(shown, plan)) && inputs.result) {
+      buttons.append(h('button', { type: 'button', class: 'compare-button', text: 'Compare with your plan', onclick: () => openPlan(plan, { compare: true }) }));
+    }
+    box.append(label, value, sub);
+    // The best plan says why it is the best.
+    if (isBest) box.append(h('p', { class: 'kpi-why', text: whyBest(view.result) }));
+    box.append(buttons);
     return box;
   }
 
@@ -325,12 +367,13 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
     const box = $('explore-best');
     box.textContent = '';
     const r = view.result;
+    const deadline = r.question.deadline_days;
+    // The best plan for the objective first, then the two extremes, a click away from it.
+    if (r.best && ![r.best_time, r.best_cost].some((p) => p && p.index === r.best.index)) {
+      box.append(card(r.question.objective === 'deadline' ? `Cheapest within ${fmt.daysGiven(deadline)}` : OBJECTIVES[r.question.objective]?.card || 'Best plan', r.best));
+    }
     if (r.best_time) box.append(card('Fastest plan', r.best_time));
     if (r.best_cost && (!r.best_time || r.best_cost.index !== r.best_time.index)) box.append(card('Cheapest plan', r.best_cost));
-    const deadline = r.question.deadline_days;
-    if (r.best && ![r.best_time, r.best_cost].some((p) => p && p.index === r.best.index)) {
-      box.append(card(`Cheapest within ${fmt.daysGiven(deadline)}`, r.best));
-    }
     const mine = current() || r.baseline;
     if (mine) box.append(card('Your plan', mine, feasible(mine) ? '' : planStatus(mine)));
     const say = (text) => {
@@ -376,7 +419,11 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
     const col = COLUMNS.find((c) => c.key === view.sort.key) || COLUMNS[3];
     const key = col.sort || ((p) => p[col.key]);
     const dir = view.sort.dir;
+    // Plans that can run come first whatever the column and direction: one that does not fit in
+    // memory, or needs more GPUs than the budget, never sorts above one that runs.
     const rows = [...r.plans].sort((a, b) => {
+      const group = Number(!feasible(a)) - Number(!feasible(b));
+      if (group) return group;
       const ka = key(a);
       const kb = key(b);
       const missing = compare(ka, kb);
@@ -477,8 +524,8 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
       const out = [];
       if (view.space !== 'grid') out.push(['space', view.space]);
       if (view.budget) out.push(['budget', view.budget]);
-      if (view.unfit === false) out.push(['unfit', '0']);
-      if (view.objective !== 'cost') out.push(['objective', view.objective]);
+      if (view.unfit) out.push(['unfit', '1']);
+      if (view.objective !== DEFAULT_OBJECTIVE) out.push(['objective', view.objective]);
       if (view.objective === 'deadline' && view.deadline) out.push(['deadline', view.deadline]);
       return out;
     },
@@ -489,7 +536,7 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
       if (space && (space === 'grid' || space === 'all' || EXPLORE_CASES.some((c) => c.name === space))) view.space = space;
       else if (space) ignored.push(['space', space]);
       if (query.get('budget') != null) view.budget = query.get('budget');
-      if (query.has('unfit')) view.unfit = query.get('unfit') !== '0';
+      if (query.has('unfit')) view.unfit = query.get('unfit') === '1';
       const objective = query.get('objective');
       if (objective && Object.hasOwn(OBJECTIVES, objective)) view.objective = objective;
       else if (objective) ignored.push(['objective', objective]);
@@ -503,7 +550,7 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
       const r = view.result;
       if (!r) return null;
       const stem = `${fmt.fileStem(inputs.result?.config)}-plans`;
-      if (kind === 'json') return { name: `${stem}.json`, type: 'application/json', text: JSON.stringify(r, null, 2) };
+      if (kind === 'json') return { name: `${stem}.json`, type: 'application/json', text: JSON.stringify({ link: location.href, result: r }, null, 2) };
       const keys = [...PLAN_KEYS, 'num_gpus', 'iteration_time_s', 'training_days', 'gpu_hours', 'cost_usd', 'energy_MWh', 'mfu',
         'memory_GiB', 'fits_in_memory', 'within_gpu_limit', 'simulated', 'pareto'];
       return { name: `${stem}.csv`, type: 'text/csv', text: fmt.csv([keys, ...r.plans.map((p) => keys.map((k) => p[k]))]) };

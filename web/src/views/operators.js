@@ -46,8 +46,12 @@ function bar(o, widest) {
   return wrap;
 }
 
-/** Fills `table` from a result computed with output.operators; hides `figure` when it has none. */
-export function renderOperators(figure, table, note, r) {
+/**
+ * Fills `table` from a result computed with output.operators, `note` with what a layer's time is
+ * made of and `foot` with what the columns mean (under the table's scrolling box, so a narrow
+ * screen never cuts it); hides `figure` when it has none.
+ */
+export function renderOperators(figure, table, note, foot, r) {
   const ops = Array.isArray(r.operators) ? r.operators : [];
   figure.hidden = ops.length === 0;
   table.textContent = '';
@@ -97,18 +101,5 @@ export function renderOperators(figure, table, note, r) {
     }
     table.append(body);
   }
-  table.append(
-    h(
-      'tfoot',
-      {},
-      h(
-        'tr',
-        {},
-        h('td', {
-          colspan: '6',
-          text: `${fmt.DASH}: none, or hidden beside another kernel (the tensor-parallel backward collective runs beside a weight-gradient GEMM). Rate: FLOPs executed, or bytes moved (for a collective, its buffer), per second of its GPU time.`,
-        }),
-      ),
-    ),
-  );
+  foot.textContent = `${fmt.DASH}: none, or hidden beside another kernel (the tensor-parallel backward collective runs beside a weight-gradient GEMM). Rate: FLOPs executed, or bytes moved (for a collective, its buffer), per second of its GPU time.`;
 }

@@ -2,8 +2,9 @@
 // and the scaling law, with the simulator's presets as buttons above them. Values stay the text
 // the user typed; request() turns them into an optimal request, or says which are not numbers.
 import * as fmt from '../format.js';
-import { BUDGETS, BUDGET_KINDS, DEFAULT_FIT, FAMILIES, SCALING_FITS } from '../choices.js';
+import { BUDGETS, BUDGET_KINDS, DEFAULT_FIT, FAMILIES, PLAN_RULES, SCALING_FITS } from '../choices.js';
 import { h, fieldElement, markFieldErrors } from '../form.js';
+import { pricePresets } from '../prices.js';
 
 const SECTIONS = [
   { id: 'budget', title: 'Budget' },
@@ -19,7 +20,11 @@ const FIELDS = [
   { section: 'budget', key: 'budget', pointer: '/budget', label: 'Amount', kind: 'number', wide: true, unit: 'days', help: BUDGETS.days.help },
   {
     section: 'budget', key: 'deadline_days', pointer: '/budget/days', label: 'Within', kind: 'number', wide: true, unit: 'days',
-    help: 'optional: the days the run must finish in; blank, the cheapest plans, however long', optional: true, money: true,
+    help: 'optional: the days the run must finish in; blank, each size takes its plan as below', optional: true, money: true,
+  },
+  {
+    section: 'budget', key: 'objective', pointer: '/explore/objective', label: 'Plan per size', kind: 'select', wide: true, options: PLAN_RULES, money: true,
+    help: 'without a deadline: how each candidate size spends the money',
   },
   { section: 'cluster', key: 'gpu', pointer: '/cluster/gpu', label: 'GPU', kind: 'select', wide: true, options: [] },
   { section: 'cluster', key: 'num_gpus', pointer: '/cluster/num_gpus', label: 'At most', kind: 'int', unit: 'GPUs' },
@@ -46,7 +51,7 @@ const FIELD = Object.fromEntries(FIELDS.map((f) => [f.key, f]));
 const FIELD_BY_POINTER = new Map(FIELDS.filter((f) => f.pointer).map((f) => [f.pointer, f]));
 export const CUSTOM_KEYS = ['E', 'A', 'B', 'alpha', 'beta'];
 /** The inputs a link holds, beside the budget (whose key is its kind: days, usd, gpu_hours or flops). */
-export const LINK_KEYS = ['deadline_days', 'gpu', 'num_gpus', 'gpus_per_node', 'price_per_gpu_hour_usd', 'seq_len', 'global_batch', 'family',
+export const LINK_KEYS = ['deadline_days', 'objective', 'gpu', 'num_gpus', 'gpus_per_node', 'price_per_gpu_hour_usd', 'seq_len', 'global_batch', 'family',
   'scaling', 'tokens_per_param', 'loss_fit', ...CUSTOM_KEYS];
 
 // How a pointer reads inside a message about another field.
@@ -82,6 +87,7 @@ function valuesFromRequest(req) {
   const c = req.cluster || {};
   for (const k of ['gpu', 'num_gpus', 'gpus_per_node', 'price_per_gpu_hour_usd']) if (c[k] != null) v[k] = fmt.fieldValue(c[k]);
   for (const k of ['seq_len', 'global_batch', 'family']) if (req[k] != null) v[k] = fmt.fieldValue(req[k]);
+  v.objective = req.explore?.objective || PLAN_RULES[0][0];
   const s = req.scaling ?? DEFAULT_FIT;
   if (typeof s === 'string') {
     v.scaling = s;
@@ -105,6 +111,7 @@ export function createOptimalForm({ root, errorBox, catalog, onEdit, onPreset, l
   const $ = (id) => document.getElementById(id);
   const presets = catalog.optimalPresets;
   let values = { loss_fit: DEFAULT_FIT, ...(presets.length ? valuesFromRequest(presets[0].request) : {}) };
+  let prices = null; // the price presets beside the price (prices.js)
 
   function presetLabel(p) {
     const r = p.request;
@@ -141,10 +148,21 @@ export function createOptimalForm({ root, errorBox, catalog, onEdit, onPreset, l
     }
     root.addEventListener('input', edited);
     root.addEventListener('change', edited);
+    // Published prices for the GPU, beside the price.
+    prices = pricePresets($('o-price_per_gpu_hour_usd').closest('.field'), {
+      id: 'o-price-preset',
+      read: () => ({ gpu: values.gpu, price: values.price_per_gpu_hour_usd ?? '' }),
+      pick: (text) => {
+        values.price_per_gpu_hour_usd = text;
+        show();
+        onEdit(true);
+      },
+    });
     show();
   }
 
   function show() {
+    if (prices) prices.update();
     for (const f of FIELDS) {
       const input = $(f.id);
       if (!input) continue;
@@ -269,6 +287,9 @@ export function createOptimalForm({ root, errorBox, catalog, onEdit, onPreset, l
         global_batch: numberOf('global_batch', { int: true, errors }),
         family: v.family || 'gpt',
       };
+      // A money budget's plan per size: the page's default is balanced, not the cheapest plan of
+      // all, which often trains on a few GPUs for years.
+      if (isMoney(kind)) req.explore = { objective: v.objective || PLAN_RULES[0][0] };
       if (v.scaling === 'ratio') {
         req.scaling = { tokens_per_param: numberOf('tokens_per_param', { errors }), loss_fit: v.loss_fit || DEFAULT_FIT };
       } else if (v.scaling === 'custom') {

@@ -4,10 +4,11 @@
 // (GPUs at peak) and the best model the simulated plans really train within the budget, then
 // iso-budget charts of loss and of training days or cost (optimal-charts.js).
 import * as fmt from '../format.js';
-import { BUDGET_KINDS, SCALING_FITS } from '../choices.js';
+import { BUDGET_KINDS, PLAN_RULES, SCALING_FITS } from '../choices.js';
 import { h, errorList } from '../form.js';
+import { termButton } from '../glossary.js';
 import { openableRow, runControls } from '../sweep.js';
-import { drawDays, drawLoss } from './optimal-charts.js';
+import { drawDays, drawLoss, lossRule } from './optimal-charts.js';
 import { CUSTOM_KEYS, LINK_KEYS, createOptimalForm, optimalMessage } from './optimal-form.js';
 
 const $ = (id) => document.getElementById(id);
@@ -28,11 +29,13 @@ const markup = `
   <div id="optimal-result" hidden>
     <p id="optimal-headline" class="headline"></p>
     <p id="optimal-lead" class="optimal-lead"></p>
-    <div id="optimal-answers" class="answers"></div>
+    <div id="optimal-answers" class="answers" data-summary-anchor></div>
+    <p id="optimal-rule" class="optimal-rule"></p>
     <div class="charts">
       <figure class="chart-card">
         <figcaption>Loss against model size on this budget <span class="caption-note" id="optimal-loss-note"></span></figcaption>
         <div id="chart-optimal-loss" class="chart chart-mid" role="img" aria-label="Loss against parameters for the FLOP-only and the achievable answers"></div>
+        <p class="chart-note" id="optimal-loss-rule"></p>
       </figure>
       <figure class="chart-card">
         <figcaption><span id="optimal-days-caption">How long each size takes to train</span> <span class="caption-note" id="optimal-days-note"></span></figcaption>
@@ -71,11 +74,23 @@ function scalingText(s) {
   return `the fit E ${fmt.sig(s.E, 4)}, A ${fmt.sig(s.A, 4)}, B ${fmt.sig(s.B, 4)}, α ${fmt.sig(s.alpha, 3)}, β ${fmt.sig(s.beta, 3)}`;
 }
 
+/** How each candidate size's plan was chosen (the answer's plan_rule), in a sentence. */
+export function planRuleText(rule) {
+  const slack = rule && rule.time_slack != null ? fmt.percent(rule.time_slack, 0) : '';
+  switch (rule && rule.objective) {
+    case 'balanced': return `Each size trains on its cheapest plan within ${slack} more days than its fastest: the money buys tokens in days or weeks, not years.`;
+    case 'cost': return 'Each size trains on its cheapest plan, however long that takes (often a few GPUs for years); choose “balanced” under Plan per size for the cheapest near the fastest.';
+    case 'most_tokens': return 'Each size trains on the plan that buys the most tokens within both the money and the days.';
+    case 'time': return 'Each size trains on its fastest plan on these GPUs: the days buy the most tokens.';
+    default: return '';
+  }
+}
+
 function row(label, value, attrs = {}) {
   return h('div', attrs, h('dt', { text: label }), h('dd', { text: value }));
 }
 
-function create(panel, { vtrain, catalog, open, changed, ownInputs }) {
+function create(panel, { vtrain, catalog, open, changed, ownInputs, summarize }) {
   const view = {
     shown: false,
     result: null, // the last answer, with the request that gave it
@@ -122,6 +137,7 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs }) {
   function markStale(text) {
     $('optimal-result').classList.toggle('stale', Boolean(view.result));
     setStatus(view.result ? `${text} The answer below is for the last valid inputs.` : text, true);
+    summarize({ parts: [text.replace(/\.$/, ''), view.result ? 'the answer is for the last valid inputs' : 'no answer yet'], bad: true });
     document.body.dataset.optimal = 'invalid';
   }
 
@@ -247,7 +263,7 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs }) {
     const card = h(
       'article',
       { class: `answer ${id}`, id: `answer-${id}`, 'data-params': String(params) },
-      h('h3', {}, title, h('span', { class: 'answer-note', text: note })),
+      h('h3', {}, title, h('span', { class: 'answer-note', text: note }), id === 'flop' ? termButton('flop_only') : null),
       h('p', { class: 'answer-big' },
         h('output', { text: cut < 0 ? big : big.slice(0, cut) }),
         h('span', { class: 'kpi-unit', text: `${cut < 0 ? '' : big.slice(cut + 1)} parameters` })),
@@ -288,6 +304,7 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs }) {
       candidate: near,
     }));
     const a = r.achievable;
+    $('optimal-rule').textContent = planRuleText(r.plan_rule);
     if (a) {
       box.append(answerCard({
         id: 'achievable',
@@ -321,7 +338,7 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs }) {
         `, which ${v.text.startsWith('no plan') ? 'no plan on these GPUs can train' : v.text}; the plans this cluster really runs train `, h('strong', { text: `${fmt.count(a.params)} parameters` }),
         ` within the budget (loss ${a.loss.toFixed(4)} against ${f.loss.toFixed(4)}).`,
       );
-      if (moneyBudget(r) && !finite(r.budget.deadline_days) && finite(a.training_days) && a.training_days > 365) {
+      if (moneyBudget(r) && r.plan_rule?.objective === 'cost' && finite(a.training_days) && a.training_days > 365) {
         // Money alone is spent most cheaply on few GPUs, however long that takes.
         lead.append(` The cheapest plan takes ${fmt.days(a.training_days)}: give the days it must finish in under “Within”.`);
       }
@@ -345,6 +362,10 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs }) {
   }
 
   function render(r, req, seq) {
+    const a0 = r.achievable;
+    summarize(a0
+      ? { parts: [`achievable: ${fmt.count(a0.params)} parameters`, `${fmt.count(a0.tokens)} tokens`, fmt.days(a0.training_days), fmt.usd(a0.cost_usd)], bad: false }
+      : { parts: ['no candidate size trains within this budget'], bad: true });
     $('optimal-result').hidden = false;
     $('optimal-result').classList.remove('stale');
     $('optimal-headline').textContent = `${budgetText(r, req)} · ${scalingText(r.scaling)}`;
@@ -373,9 +394,10 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs }) {
       : 'at the simulated plans’ speed; the dashed line is the budget';
     const missing = r.curve.filter((c) => !c.has_plan).length;
     const s = r.scaling;
-    const ratioNote = s.rule === 'tokens_per_param' ? `; dotted: ${fmt.asGiven(s.tokens_per_param)} tokens per parameter, hollow where over the budget` : '';
+    const ratioNote = s.rule === 'tokens_per_param' ? `; solid: ${fmt.asGiven(s.tokens_per_param)} tokens per parameter, hollow where over the budget; dashed: each size spending the whole budget` : ', each spending the whole budget';
     const gaps = missing ? `; ${missing} size${missing === 1 ? '' : 's'} with no plan on these GPUs left out` : '';
-    $('optimal-loss-note').textContent = `one point per candidate size, each spending the whole budget${ratioNote}${gaps}`;
+    $('optimal-loss-note').textContent = `one point per candidate size${ratioNote}${gaps}`;
+    $('optimal-loss-rule').textContent = lossRule(r).text;
     return Promise.all([drawLoss($('chart-optimal-loss'), r), drawDays($('chart-optimal-days'), r)]).then(() => {
       if (seq === view.seq) document.body.dataset.optimalCharts = String(seq);
     });
@@ -432,6 +454,8 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs }) {
         delete v.loss_fit;
       }
       if (v.scaling !== 'custom') for (const k of CUSTOM_KEYS) delete v[k];
+      // The plan per size is a money budget's, and its default goes without saying.
+      if (!['usd', 'gpu_hours'].includes(v.budget_kind) || v.objective === PLAN_RULES[0][0]) delete v.objective;
       const out = [];
       if (BUDGET_KINDS.includes(v.budget_kind) && v.budget) out.push([v.budget_kind, v.budget]);
       for (const k of LINK_KEYS) if (v[k] != null && v[k] !== '') out.push([k, v[k]]);

@@ -3,6 +3,7 @@
 import { h } from '../form.js';
 import * as fmt from '../format.js';
 import { PARTS } from './plan-charts.js';
+import { accuracyShort } from '../accuracy.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -14,6 +15,8 @@ export function renderCard(r, { title, sub, link }) {
   $('card-days').textContent = r.training ? fmt.days(r.training_days) : fmt.DASH;
   $('card-cost').textContent = r.cost_usd != null ? fmt.usd(r.cost_usd) : fmt.DASH;
   $('card-mfu').textContent = fmt.percent(r.mfu);
+  // A plan that does not fit in memory cannot run: its figures are shown, but not as an answer.
+  $('embed-card').classList.toggle('unfit', !r.fits_in_memory);
   const bar = $('card-bar');
   const legend = $('card-legend');
   bar.textContent = '';
@@ -25,10 +28,12 @@ export function renderCard(r, { title, sub, link }) {
     bar.append(h('span', { style: `width:${(share * 100).toFixed(3)}%;background:${p.color}`, title: `${p.label} ${fmt.percent(share)}` }));
     if (share >= 0.02) legend.append(h('li', {}, h('i', { style: `background:${p.color}` }), `${p.label} ${fmt.percent(share, 0)}`));
   }
-  const memory = r.fits_in_memory ? `${fmt.gib(r.memory_GiB.total)} of ${fmt.gib(r.memory_capacity_GiB)} per GPU` : 'does not fit in GPU memory';
-  $('card-status').textContent = r.accuracy
-    ? `${memory} · ±${fmt.percent(r.accuracy.mape_percent / 100)} on ${r.accuracy.set === 'published' ? 'published' : 'measured'} runs`
-    : memory;
+  const memory = r.fits_in_memory
+    ? `${fmt.gib(r.memory_GiB.total).replace(/ GiB$/, '')} of ${fmt.gib(r.memory_capacity_GiB)} per GPU`
+    : `Cannot run: needs ${fmt.gib(r.memory_GiB.total)} of the GPU's ${fmt.gib(r.memory_capacity_GiB)}`;
+  $('card-status').textContent = memory;
+  $('card-accuracy').textContent = r.accuracy ? `${accuracyShort(r)}.` : '';
+  $('card-accuracy').hidden = !r.accuracy;
   $('card-open').href = link;
 }
 

@@ -1,7 +1,7 @@
 // The Plan view's charts: where one iteration's time goes, the memory of a GPU against its
 // capacity, and the timeline of one iteration, stage by stage.
 import * as fmt from '../format.js';
-import { BOTTOM_LEGEND, SMALL_CONFIG, baseLayout, bottomRoom, draw } from '../charts.js';
+import { BOTTOM_LEGEND, PLOT_CONFIG, SMALL_CONFIG, bottomRoom, plot } from '../charts.js';
 
 // The parts of the iteration time, in the order they stack, with one colour each. Timeline kinds
 // reuse the colours of the part they belong to.
@@ -18,7 +18,7 @@ export const PARTS = [
   { key: 'host_overhead', label: 'host overhead', color: '#eeca3b' },
 ];
 
-const MEMORY_PARTS = [
+export const MEMORY_PARTS = [
   { key: 'weights', label: 'weights', color: '#4c78a8' },
   { key: 'gradients', label: 'gradients', color: '#f58518' },
   { key: 'optimizer_states', label: 'optimizer states', color: '#54a24b' },
@@ -35,14 +35,12 @@ const KINDS = [
   { key: 'dp_comm', label: 'DP gradient reduction', color: '#9d755d', comm: true },
   { key: 'embedding_comm', label: 'embedding all-reduce', color: '#72b7b2', comm: true },
 ];
-const IDLE_COLOR = '#e9ecf0';
 
 /** Stacked bar of the busiest stage's time, parts summing to the iteration time. */
 export function drawBreakdown(el, result) {
   const total = result.iteration_time_s;
   const parts = PARTS.filter((p) => result.breakdown_s[p.key] > 0);
-  const room = bottomRoom(el, parts.length);
-  el.style.height = `${100 + room}px`;
+  const room = bottomRoom(el, parts.map((p) => p.label));
   const traces = parts.map((p) => {
     const v = result.breakdown_s[p.key];
     const share = v / total;
@@ -60,19 +58,19 @@ export function drawBreakdown(el, result) {
       hovertemplate: `${p.label}: ${fmt.duration(v)} (${fmt.percent(share)})<extra></extra>`,
     };
   });
-  return draw(
-    el,
+  return plot(el, () => ({
     traces,
-    baseLayout({
+    layout: {
       barmode: 'stack',
       margin: { l: 10, r: 14, t: 6, b: room },
       xaxis: { range: [0, total * 1.001], ticksuffix: ' s', zeroline: false, fixedrange: true },
       yaxis: { visible: false, fixedrange: true },
       legend: BOTTOM_LEGEND,
       bargap: 0.2,
-    }),
-    SMALL_CONFIG,
-  );
+    },
+    config: SMALL_CONFIG,
+    fit: { top: 100, below: 30 },
+  }));
 }
 
 /** Stacked bar of the fullest stage's memory against the GPU's capacity. */
@@ -81,8 +79,7 @@ export function drawMemory(el, result) {
   const cap = result.memory_capacity_GiB;
   const total = mem.total;
   const shown = MEMORY_PARTS.filter((p) => mem[p.key] > 0);
-  const room = bottomRoom(el, shown.length);
-  el.style.height = `${116 + room}px`;
+  const room = bottomRoom(el, shown.map((p) => p.label));
   const traces = shown.map((p) => ({
     type: 'bar',
     orientation: 'h',
@@ -94,10 +91,9 @@ export function drawMemory(el, result) {
   }));
   const over = total > cap;
   const top = Math.max(total, cap) * 1.08;
-  return draw(
-    el,
+  return plot(el, (t) => ({
     traces,
-    baseLayout({
+    layout: {
       barmode: 'stack',
       margin: { l: 10, r: 14, t: 22, b: room },
       xaxis: { range: [0, top], ticksuffix: ' GiB', zeroline: false, fixedrange: true },
@@ -107,18 +103,19 @@ export function drawMemory(el, result) {
       shapes: [
         {
           type: 'line', x0: cap, x1: cap, y0: -0.02, y1: 1.02, yref: 'paper',
-          line: { color: over ? '#b42318' : '#1c2430', width: 2, dash: 'dash' },
+          line: { color: over ? t.bad : t.ink, width: 2, dash: 'dash' },
         },
       ],
       annotations: [
         {
           x: cap, y: 1.02, yref: 'paper', yanchor: 'bottom', xanchor: over ? 'left' : 'right', showarrow: false,
-          text: `capacity ${fmt.gib(cap)}`, font: { size: 11, color: over ? '#b42318' : '#1c2430' },
+          text: `capacity ${fmt.gib(cap)}`, font: { size: 11, color: over ? t.bad : t.ink },
         },
       ],
-    }),
-    SMALL_CONFIG,
-  );
+    },
+    config: SMALL_CONFIG,
+    fit: { top: 116, below: 30 },
+  }));
 }
 
 /**
@@ -144,49 +141,52 @@ export async function drawTimeline(el, result) {
     type: 'path', xref: 'x', yref: 'y', layer: 'below', path: parts.join(''), fillcolor: color,
     line: { width: 0 }, name,
   });
-  const legend = [{ label: 'idle (bubble)', color: IDLE_COLOR }];
-  const shapes = [shape('idle (bubble)', IDLE_COLOR, stages.map((_, s) => rect(0, total, s - 0.4, s + 0.4)))];
-  for (const kind of KINDS) {
-    const parts = [];
-    for (let s = 0; s < stages.length; s++) {
-      const st = stages[s];
-      const y0 = kind.comm ? s + 0.08 : s - 0.4;
-      const y1 = s + 0.4;
-      for (let i = 0; i < st.kind.length; i++) {
-        if (st.kind[i] === kind.key) parts.push(rect(st.start_s[i], st.start_s[i] + st.duration_s[i], y0, y1));
+  const build = (t) => {
+    const legend = [{ label: 'idle (bubble)', color: t.idle }];
+    const shapes = [shape('idle (bubble)', t.idle, stages.map((_, s) => rect(0, total, s - 0.4, s + 0.4)))];
+    for (const kind of KINDS) {
+      const parts = [];
+      for (let s = 0; s < stages.length; s++) {
+        const st = stages[s];
+        const y0 = kind.comm ? s + 0.08 : s - 0.4;
+        const y1 = s + 0.4;
+        for (let i = 0; i < st.kind.length; i++) {
+          if (st.kind[i] === kind.key) parts.push(rect(st.start_s[i], st.start_s[i] + st.duration_s[i], y0, y1));
+        }
+      }
+      if (parts.length) {
+        shapes.push(shape(kind.label, kind.color, parts));
+        legend.push(kind);
       }
     }
-    if (parts.length) {
-      shapes.push(shape(kind.label, kind.color, parts));
-      legend.push(kind);
+    // Shapes need a trace to set the axes up; this one is invisible.
+    const traces = [{ type: 'scatter', mode: 'markers', x: [0, total], y: [0, Math.max(0, stages.length - 1)], marker: { opacity: 0 }, hoverinfo: 'skip', showlegend: false }];
+    // Empty bar traces give the legend square swatches.
+    for (const item of legend) {
+      traces.push({ type: 'bar', x: [null], y: [null], name: item.label, marker: { color: item.color }, hoverinfo: 'skip', showlegend: true });
     }
-  }
-  // Shapes need a trace to set the axes up; this one is invisible.
-  const traces = [{ type: 'scatter', mode: 'markers', x: [0, total], y: [0, Math.max(0, stages.length - 1)], marker: { opacity: 0 }, hoverinfo: 'skip', showlegend: false }];
-  // Empty bar traces give the legend square swatches.
-  for (const item of legend) {
-    traces.push({ type: 'bar', x: [null], y: [null], name: item.label, marker: { color: item.color }, hoverinfo: 'skip', showlegend: true });
-  }
-  const rowHeight = stages.length > 16 ? 14 : 30;
-  const room = bottomRoom(el, legend.length) - 12;
-  el.style.height = `${Math.max(150, Math.min(900, 40 + stages.length * rowHeight)) + room}px`;
-  await draw(
-    el,
-    traces,
-    baseLayout({
-      margin: { l: 70, r: 12, t: 30, b: room },
-      xaxis: { range: [0, total], ticksuffix: ' s', zeroline: false, showgrid: true },
-      yaxis: {
-        range: [stages.length - 0.5, -0.5], fixedrange: true, zeroline: false, showgrid: false,
-        tickvals: stages.map((_, s) => s), ticktext: stages.map((st) => `stage ${st.stage}`),
-        tickfont: { size: stages.length > 24 ? 9 : 12 },
+    const rowHeight = stages.length > 16 ? 14 : 30;
+    const room = bottomRoom(el, legend.map((k) => k.label)) + 6;
+    return {
+      traces,
+      layout: {
+        margin: { l: 70, r: 12, t: 30, b: room },
+        xaxis: { range: [0, total], ticksuffix: ' s', zeroline: false, showgrid: true },
+        yaxis: {
+          range: [stages.length - 0.5, -0.5], fixedrange: true, zeroline: false, showgrid: false,
+          tickvals: stages.map((_, s) => s), ticktext: stages.map((st) => `stage ${st.stage}`),
+          tickfont: { size: stages.length > 24 ? 9 : 12 },
+        },
+        legend: { ...BOTTOM_LEGEND, itemclick: false, itemdoubleclick: false },
+        dragmode: 'zoom',
+        hovermode: false,
+        shapes,
       },
-      legend: { ...BOTTOM_LEGEND, itemclick: false, itemdoubleclick: false },
-      dragmode: 'zoom',
-      hovermode: false,
-      shapes,
-    }),
-  );
+      config: PLOT_CONFIG,
+      fit: { top: Math.max(150, Math.min(900, 40 + stages.length * rowHeight)), below: 30 },
+    };
+  };
+  await plot(el, build);
   el.ganttRows = rows;
   el.ganttKinds = Object.fromEntries(KINDS.map((k) => [k.key, k.label]));
   if (!el.dataset.hover) {

@@ -4,10 +4,15 @@
 // In an embedded page (?embed=1) it fills the card instead.
 import * as fmt from '../format.js';
 import { h, errorList } from '../form.js';
+import { fieldMessage, shortName } from '../fields.js';
+import { termButton, termHtml } from '../glossary.js';
 import { toText } from '../plan-inputs.js';
 import { renderOperators } from './operators.js';
 import { renderCard, cardStatus } from './plan-card.js';
+import { accuracyNote, accuracyShort } from '../accuracy.js';
 import { PARTS, drawBreakdown, drawMemory, drawTimeline } from './plan-charts.js';
+import { drawCompareCharts, renderCompare } from './plan-compare.js';
+import { configOf } from '../plan-inputs.js';
 
 const $ = (id) => document.getElementById(id);
 /** A sentence of the simulator's (lower-case first word) as the page shows it. */
@@ -15,20 +20,45 @@ const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 const markup = `
   <p id="status" class="status" aria-live="polite"></p>
-  <p id="headline" class="headline"></p>
-  <div class="kpis" id="kpis">
-    <div class="kpi"><span class="kpi-label">Iteration time</span><output id="kpi-iteration" class="kpi-value">—</output><span class="kpi-sub" id="kpi-iteration-sub"></span></div>
+  <p id="headline" class="headline" tabindex="-1"></p>
+  <div class="kpis" id="kpis" data-summary-anchor>
+    <div class="kpi"><span class="kpi-label">Iteration time${termHtml('iteration')}</span><output id="kpi-iteration" class="kpi-value">—</output><span class="kpi-sub" id="kpi-iteration-sub"></span></div>
     <div class="kpi"><span class="kpi-label">Training time</span><output id="kpi-days" class="kpi-value">—</output><span class="kpi-sub" id="kpi-days-sub"></span></div>
     <div class="kpi"><span class="kpi-label">Cost</span><output id="kpi-cost" class="kpi-value">—</output><span class="kpi-sub" id="kpi-cost-sub"></span></div>
-    <div class="kpi"><span class="kpi-label">MFU</span><output id="kpi-mfu" class="kpi-value">—</output><span class="kpi-sub" id="kpi-mfu-sub"></span></div>
+    <div class="kpi"><span class="kpi-label">MFU${termHtml('mfu')}</span><output id="kpi-mfu" class="kpi-value">—</output><span class="kpi-sub" id="kpi-mfu-sub"></span></div>
     <div class="kpi"><span class="kpi-label">Tokens/s</span><output id="kpi-tps" class="kpi-value">—</output><span class="kpi-sub" id="kpi-tps-sub"></span></div>
     <div class="kpi"><span class="kpi-label">Memory per GPU</span><output id="kpi-mem" class="kpi-value">—</output><span class="kpi-sub" id="kpi-mem-sub"></span></div>
   </div>
   <p id="accuracy" class="accuracy-note" hidden></p>
   <ul id="warnings" class="warnings" hidden></ul>
+  <div class="pin-row">
+    <button type="button" id="pin-plan" aria-controls="compare">Pin this plan to compare</button>
+    <span class="caption-note" id="pin-hint">then change the inputs, or open a plan from Explore: both stand side by side</span>
+  </div>
+  <section id="compare" class="compare" hidden aria-labelledby="compare-title">
+    <div class="compare-head">
+      <h2 id="compare-title">Pinned against current</h2>
+      <div class="compare-actions">
+        <button type="button" id="compare-swap">Swap</button>
+        <button type="button" id="compare-unpin">Unpin</button>
+      </div>
+    </div>
+    <p id="compare-lead" class="compare-lead" aria-live="polite"></p>
+    <div class="table-wrap compare-wrap"><table id="compare-table" class="plans compare-table"></table></div>
+    <div class="charts">
+      <figure class="chart-card">
+        <figcaption>Where the iteration time goes <span class="caption-note">each plan's busiest stage</span></figcaption>
+        <div id="chart-compare-time" class="chart chart-short" role="img" aria-label="Time breakdown of the pinned and the current plan"></div>
+      </figure>
+      <figure class="chart-card">
+        <figcaption>Memory per GPU <span class="caption-note">each plan's fullest stage; dashed: its GPU's capacity</span></figcaption>
+        <div id="chart-compare-memory" class="chart chart-short" role="img" aria-label="Memory per GPU of the pinned and the current plan"></div>
+      </figure>
+    </div>
+  </section>
   <div class="charts">
     <figure class="chart-card">
-      <figcaption>Where the iteration time goes <span class="caption-note" id="breakdown-note"></span></figcaption>
+      <figcaption>Where the iteration time goes${termHtml('bubble')} <span class="caption-note" id="breakdown-note"></span></figcaption>
       <div id="chart-breakdown" class="chart chart-short" role="img" aria-label="Time breakdown of one iteration"></div>
     </figure>
     <figure class="chart-card">
@@ -42,6 +72,7 @@ const markup = `
     <figure class="chart-card chart-wide" id="ops-figure" hidden>
       <figcaption>Operator by operator <span class="caption-note" id="ops-note"></span></figcaption>
       <div class="ops-wrap"><table class="ops" id="ops-table"></table></div>
+      <p class="chart-note" id="ops-foot"></p>
     </figure>
   </div>`;
 
@@ -54,27 +85,6 @@ function planText(c) {
   if (p.sequence_parallel) parts.push('sequence parallel');
   if (p.zero_stage) parts.push(`ZeRO-${p.zero_stage}`);
   return parts.join(' · ');
-}
-
-// What the profile's record says about runs like this plan: the calibration runs of its kind, or,
-// beyond their GPU counts, the published runs that no fit saw.
-function accuracyNote(r) {
-  const acc = r.accuracy;
-  if (!acc) return '';
-  const off = (a) => fmt.percent(a.mape_percent / 100);
-  const range = ([lo, hi]) => (lo === hi ? lo.toLocaleString('en-US') : `${lo.toLocaleString('en-US')} to ${hi.toLocaleString('en-US')}`);
-  const span = (a) => {
-    const parts = [a.gpus ? `${range(a.gpus)} GPUs` : '', a.hidden ? `hidden ${range(a.hidden)}` : ''].filter(Boolean);
-    return parts.length ? ` (${parts.join(', ')})` : '';
-  };
-  if (acc.set === 'published') {
-    const also = (r.accuracy_also || [])
-      .map((a) => ` On ${a.measured_runs} published ${a.framework} runs${span(a)}, by ${off(a)}.`)
-      .join('');
-    return `This plan is larger than the calibration runs. On ${acc.measured_runs} published ${acc.framework} runs${span(acc)}, which no fit saw, this profile's iteration times were off by ${off(acc)} on average.${also}`;
-  }
-  const kind = acc.set === 'single-node' ? 'runs on one node' : 'runs across nodes';
-  return `On ${acc.measured_runs} measured ${kind}${span(acc)}, this profile's iteration times were off by ${off(acc)} on average (${acc.held_out ? 'each predicted by a fit that had not seen it' : 'the runs it was fitted to'}).`;
 }
 
 /** The download of a result: a row per quantity with its unit. */
@@ -105,13 +115,17 @@ function planCsv(r) {
   return fmt.csv(rows);
 }
 
-function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, changed, toast, link }) {
+function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, changed, toast, link, summarize }) {
   let shown = false;
   let seq = 0; // increases with every simulation request; older replies are dropped
   let result = null; // the last good result (without its timeline)
   let timeline = null; // the same run with its timeline, once fetched
   let timelineDrawn = 0;
   let coreErrors = []; // the simulator's errors for the last inputs it saw
+  // The pinned plan: {snap (the inputs, plan-inputs.js's snapshot()), result, label}, or null;
+  // pendingPin holds a link's pin.* pairs until the inputs they are read over are in place.
+  let pinned = null;
+  let pendingPin = null;
   let timer = 0;
   const results = document.getElementById('results');
 
@@ -130,8 +144,9 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
     if (errors.length) {
       // The simulator's last word on the other fields still holds until they can be checked again.
       const typed = new Set(errors.map((e) => e.pointer));
-      inputs.showErrors([...errors, ...coreErrors.filter((e) => !typed.has(e.pointer))]);
-      showStale(true);
+      const all = [...errors, ...coreErrors.filter((e) => !typed.has(e.pointer))];
+      inputs.showErrors(all);
+      showStale(true, all);
       return false;
     }
     try {
@@ -148,7 +163,7 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
       if (mine !== seq || e.code === 'cancelled') return false;
       coreErrors = errorList(e);
       inputs.showErrors(coreErrors);
-      showStale(true);
+      showStale(true, coreErrors);
       return false;
     }
   }
@@ -160,6 +175,7 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
       const full = await vtrain.simulate({ ...config, output: { timeline: true, operators: true } }, { priority: 'low' });
       if (mine !== seq) return;
       timeline = full;
+      performance.mark('vtrain:timeline-data', { detail: mine });
       if (shown) drawTimelineNow(mine);
     } catch (e) {
       if (mine === seq && e.code !== 'cancelled') setChartMessage($('chart-timeline'), 'The timeline could not be computed.');
@@ -179,25 +195,47 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
     if (!r.timeline || r.timeline.length === 0) {
       const omitted = r.warnings.find((w) => w.code === 'timeline_omitted');
       setChartMessage(el, omitted ? capital(omitted.message) : 'No timeline for this run.');
+      chartDone(mine, 'timeline');
       return;
     }
     drawTimeline(el, r).then(() => {
       if (mine === seq) document.body.dataset.timeline = String(mine);
+      chartDone(mine, 'timeline');
     });
   }
 
   // The small charts, when the view shows; body's data-charts then names the result they show.
   function drawCharts(r, mine) {
     const charts = shown ? [drawBreakdown($('chart-breakdown'), r), drawMemory($('chart-memory'), r)] : [];
+    if (shown && pinned && pinned.result) charts.push(drawCompareCharts($('chart-compare-time'), $('chart-compare-memory'), pinned.result, r));
     Promise.all(charts).then(() => {
       if (mine === seq) document.body.dataset.charts = String(mine);
+      if (shown) chartDone(mine, 'small');
     });
   }
 
-  function showStale(stale) {
+  // Every chart of a result is drawn: body's data-plan-charts names it, and a performance mark
+  // (detail: the result's number) times it against the result's own mark, vtrain:result.
+  let drawn = { mine: 0, parts: new Set() };
+  function chartDone(mine, part) {
+    if (mine !== seq) return;
+    if (drawn.mine !== mine) drawn = { mine, parts: new Set() };
+    drawn.parts.add(part);
+    if (drawn.parts.size === 2 && document.body.dataset.planCharts !== String(mine)) {
+      document.body.dataset.planCharts = String(mine);
+      performance.mark('vtrain:plan-charts', { detail: mine });
+    }
+  }
+
+  // `errors`, when stale: what stops the result, the first of them for the summary bar.
+  function showStale(stale, errors = []) {
     results.classList.toggle('stale', stale && Boolean(result));
     const status = $('status');
     if (stale) {
+      const e = errors[0];
+      const said = e ? fieldMessage(e.message, e.pointer || null) : '';
+      const what = e ? (e.pointer ? `${shortName(e.pointer)}: ${said.charAt(0).toLowerCase()}${said.slice(1)}` : said) : 'Fix the marked inputs';
+      summarize({ parts: [what, result ? 'the figures are from the last valid inputs' : 'no result yet'], bad: true });
       status.textContent = result
         ? 'Fix the marked inputs to update the result; the numbers below are from the last valid inputs.'
         : 'Fix the marked inputs to see a result.';
@@ -211,7 +249,8 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
 
   // "26.44 s" shows as a large number and a smaller unit.
   // `raw` (the unrounded number) is kept in data-value for anyone who reads the page.
-  function setKpi(id, value, sub, bad = false, raw = undefined) {
+  // `term`: a glossary entry whose "?" follows the sub-line.
+  function setKpi(id, value, sub, bad = false, raw = undefined, term = null) {
     const out = $(id);
     if (typeof raw === 'number' && Number.isFinite(raw)) out.dataset.value = String(raw);
     else delete out.dataset.value;
@@ -219,6 +258,7 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
     out.textContent = cut < 0 ? value : value.slice(0, cut);
     if (cut >= 0) out.append(h('span', { class: 'kpi-unit', text: value.slice(cut + 1) }));
     $(`${id}-sub`).textContent = sub || '';
+    if (term && sub) $(`${id}-sub`).append(termButton(term));
     out.closest('.kpi').classList.toggle('bad', bad);
   }
 
@@ -233,7 +273,7 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
       h('br'),
       h('span', { class: 'plan', text: `${planText(c)} · ${r.micro_batches} micro-batches per iteration` }),
     );
-    setKpi('kpi-iteration', fmt.duration(r.iteration_time_s), `${fmt.duration(r.breakdown_s.pipeline_bubble)} of it pipeline bubble`, false, r.iteration_time_s);
+    setKpi('kpi-iteration', fmt.duration(r.iteration_time_s), `${fmt.duration(r.breakdown_s.pipeline_bubble)} of it pipeline bubble`, false, r.iteration_time_s, 'bubble');
     const t = r.training;
     setKpi('kpi-days', t ? fmt.days(r.training_days) : fmt.DASH, t ? `${fmt.count(t.iterations)} iterations, ${fmt.count(t.tokens)} tokens` : 'set training tokens', false, r.training_days);
     setKpi(
@@ -242,8 +282,9 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
       t ? `${fmt.count(t.gpu_hours)} GPU-hours${r.cost_usd != null ? ` at ${fmt.usd(c.cluster.price_per_gpu_hour_usd)}` : ''}, ${fmt.sig(t.energy_MWh)} MWh` : 'set training tokens',
       false,
       r.cost_usd,
+      t ? 'gpu_hours' : null,
     );
-    setKpi('kpi-mfu', fmt.percent(r.mfu), `HFU ${fmt.percent(r.hfu)}`, false, r.mfu);
+    setKpi('kpi-mfu', fmt.percent(r.mfu), `HFU ${fmt.percent(r.hfu)}`, false, r.mfu, 'hfu');
     setKpi('kpi-tps', fmt.count(r.tokens_per_s), `${fmt.sig(r.tflops_per_gpu)} TFLOP/s per GPU`, false, r.tokens_per_s);
     setKpi(
       'kpi-mem',
@@ -256,20 +297,32 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
     const warnings = r.warnings
       .filter((w) => w.code !== 'timeline_omitted')
       .map((w) => capital(w.message) + (w.code === 'out_of_memory' ? advice : ''));
-    $('accuracy').textContent = accuracyNote(r);
+    // The same words as the embed card's, then the runs they come from.
+    $('accuracy').textContent = '';
+    if (r.accuracy) $('accuracy').append(h('strong', { class: 'accuracy-short', text: `${accuracyShort(r)}.` }), ` ${accuracyNote(r)}`);
     $('accuracy').hidden = !r.accuracy;
+    inputs.showWhy(r.warnings.filter((w) => w.code === 'no_effect'));
     const list = $('warnings');
     list.textContent = '';
     for (const w of warnings) list.append(h('li', { text: w }));
     list.hidden = warnings.length === 0;
     $('breakdown-note').textContent = `stage ${r.breakdown_stage}, the busiest`;
-    if (!embed) renderOperators($('ops-figure'), $('ops-table'), $('ops-note'), r);
+    if (!embed) renderOperators($('ops-figure'), $('ops-table'), $('ops-note'), $('ops-foot'), r);
     $('memory-note').textContent = `stage ${r.memory_stage}, the fullest`;
 
+    summarize({
+      parts: [
+        `${fmt.duration(r.iteration_time_s)} per iteration`,
+        r.training ? fmt.days(r.training_days) : null,
+        r.cost_usd != null ? fmt.usd(r.cost_usd) : null,
+        r.fits_in_memory ? `${fmt.gib(r.memory_GiB.total)}, fits` : `${fmt.gib(r.memory_GiB.total)}, does not fit`,
+      ].filter(Boolean),
+      bad: !r.fits_in_memory,
+    });
     const answer = r.training ? [fmt.days(r.training_days), r.cost_usd != null ? fmt.usd(r.cost_usd) : null] : [`${fmt.duration(r.iteration_time_s)} per iteration`];
     document.title = `${modelName(r)} on ${fmt.gpus(c.cluster.num_gpus)}: ${answer.filter(Boolean).join(', ')} · vtrain`;
     results.dataset.rendered = String(mine);
-    performance.mark('vtrain:result');
+    performance.mark('vtrain:result', { detail: mine });
     if (embed) {
       renderCard(r, {
         title: `${modelName(r)} on ${c.cluster.num_gpus.toLocaleString('en-US')} × ${catalog.gpuName(c.cluster.gpu)}`,
@@ -278,6 +331,7 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
       });
     }
     inputs.setResult(r);
+    renderPinned();
 
     // Charts after the numbers have been painted.
     if (!embed) {
@@ -287,6 +341,70 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
     }
   }
 
+  // ---------------------------------------------------------------- the pinned plan
+
+  const shortPlan = (c) => `${catalog.model(c.model.name)?.description || 'custom model'} · ${fmt.planLabel({ ...c.plan })} · ${fmt.gpus(c.cluster.num_gpus)}`;
+
+  // The comparison, when a plan is pinned and both plans have a result.
+  function renderPinned() {
+    const box = $('compare');
+    box.hidden = !pinned;
+    $('pin-plan').textContent = pinned ? 'Pin the current plan instead' : 'Pin this plan to compare';
+    $('pin-hint').hidden = Boolean(pinned);
+    if (!pinned) return;
+    if (pinned.error) {
+      $('compare-lead').textContent = `The pinned plan cannot be simulated: ${pinned.error}`;
+      $('compare-table').textContent = '';
+      return;
+    }
+    if (!pinned.result || !result) return;
+    renderCompare({ table: $('compare-table'), lead: $('compare-lead') }, pinned.result, result, {
+      pinned: shortPlan(pinned.result.config), current: shortPlan(result.config),
+    });
+  }
+
+  function pinCurrent() {
+    if (!result) return;
+    pinned = { snap: inputs.snapshot(), result };
+    renderPinned();
+    drawCharts(result, seq);
+    changed();
+  }
+
+  // A pinned plan read from a link: simulated once, beside the current one.
+  async function simulatePinned() {
+    const { config, errors } = configOf(pinned.snap.values, pinned.snap.preset);
+    const mine = pinned;
+    if (errors.length) {
+      mine.error = errors.map((e) => fieldMessage(e.message, null)).join(' ');
+    } else {
+      try {
+        mine.result = await vtrain.simulate({ ...config, output: { timeline: false, operators: false } });
+      } catch (e) {
+        mine.error = errorList(e).map((x) => fieldMessage(x.message, null)).join(' ');
+      }
+    }
+    if (pinned !== mine) return;
+    renderPinned();
+    if (result) drawCharts(result, seq);
+  }
+
+  $('pin-plan').addEventListener('click', pinCurrent);
+  $('compare-unpin').addEventListener('click', () => {
+    pinned = null;
+    renderPinned();
+    changed();
+    $('pin-plan').focus();
+  });
+  // The pinned plan becomes the current one, and the current one is pinned.
+  $('compare-swap').addEventListener('click', async () => {
+    if (!pinned || !result) return;
+    const was = { snap: inputs.snapshot(), result };
+    inputs.restore(pinned.snap);
+    pinned = was;
+    await simulateNow();
+  });
+
   // Edits are simulated once typing pauses; an example at once.
   inputs.subscribe((change) => {
     if (change.reason === 'edit') schedule(change.delay);
@@ -294,8 +412,17 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
   });
 
   return {
-    /** The first simulation of the inputs a link gave: the page is ready once it is shown. */
-    start: simulateNow,
+    /** The first simulation of the inputs a link gave (and of its pinned plan): the page is ready once both are shown. */
+    async start() {
+      const ok = await simulateNow();
+      if (pendingPin) {
+        pinned = { snap: inputs.overlay(pendingPin) };
+        pendingPin = null;
+        renderPinned();
+        await simulatePinned();
+      }
+      return ok;
+    },
     show() {
       shown = true;
       if (!result) return;
@@ -307,14 +434,34 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
     hide() {
       shown = false;
     },
-    /** The Plan view's link is the Plan inputs alone. */
-    state: () => [],
-    applyState: () => [],
+    /**
+     * The Plan view's link is the Plan inputs, and a pinned plan as pin=1 and pin.<key> for each
+     * input where it differs from them.
+     */
+    state() {
+      if (!pinned) return [];
+      return [['pin', '1'], ...inputs.differences(pinned.snap).map(([k, v]) => [`pin.${k}`, v])];
+    },
+    applyState(query) {
+      const ignored = [];
+      pendingPin = null;
+      if (query.get('pin') !== '1') return ignored;
+      pendingPin = [];
+      for (const [k, v] of query) {
+        if (!k.startsWith('pin.')) continue;
+        const key = k.slice(4);
+        if (key === 'model' || inputs.knows(key)) pendingPin.push([key, v]);
+        else ignored.push([k, v]);
+      }
+      return ignored;
+    },
     /**
      * Shows a plan another view found: {plan} (an explored plan's fields) or {config} (a whole
      * simulate config, e.g. a compute-optimal answer's model and plan). Resolves to whether it ran.
      */
-    async open({ plan, config }) {
+    async open({ plan, config, compare = false }) {
+      // "Compare with your plan": the plan shown now is pinned before the other is opened.
+      if (compare && result) pinned = { snap: inputs.snapshot(), result };
       if (config) {
         let full;
         try {
@@ -331,7 +478,12 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
         inputs.set(values);
       }
       show('plan');
-      return simulateNow();
+      const ok = await simulateNow();
+      // The answer's headline, in sight and focused, wherever the page was scrolled to.
+      const headline = $('headline');
+      headline.scrollIntoView({ block: 'start' });
+      headline.focus({ preventScroll: true });
+      return ok;
     },
     download(kind) {
       if (!result) return 'No result to download yet';
