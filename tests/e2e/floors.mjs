@@ -12,6 +12,7 @@ export const FLOORS = {
   sweep_ms: { floor: 1000, unit: 'ms', what: 'MT-NLG sweep in the page (294 plans)' },
   optimal_ms: { floor: 5000, unit: 'ms', what: 'compute-optimal case study, click to answer' },
   main_thread_gap_ms: { floor: 500, unit: 'ms', what: 'longest pause of the page\'s thread while sizing' },
+  cluster_128_ms: { floor: 5000, unit: 'ms', what: '128 jobs on 1,024 GPUs, four policies, click to table' },
 };
 
 /** A test's limit: this many times the floor. */

@@ -32,6 +32,49 @@ export const EXPLORE_CASES = [
   { name: 'mt-nlg', example: 'mt-nlg-530b', label: 'vTrain case study: MT-NLG 530B, the paper’s (t, d, p) grid' },
 ];
 
+/** The simulator's schedule case (`vtrain schedule --case`) and the workload sizes the page offers (its first N jobs). */
+export const SCHEDULE_CASE = { name: 'vtrain-case2', jobs: [64, 128, 195], label: 'vTrain case study 2 (ITP trace)' };
+
+/**
+ * The synthetic generator's model mixes (/workload/generate/mix): each a label and its entries
+ * {model, global_batch, gpus, weight}, or none for the simulator's default, the ITP trace's mix.
+ * Batches in sequences: GPT-3's of Brown et al. 2020 (table 2.1), Llama 2's 4 M tokens.
+ */
+export const GENERATOR_MIXES = {
+  itp: { label: 'the ITP trace’s (mostly GPT-3 2.7B)' },
+  small: {
+    label: 'GPT-3 2.7B and 6.7B: half each',
+    entries: [
+      { model: 'gpt3-2.7b', global_batch: 512, gpus: 8, weight: 1 },
+      { model: 'gpt3-6.7b', global_batch: 1024, gpus: 16, weight: 1 },
+    ],
+  },
+  gpt3: {
+    label: 'GPT-3 2.7B, 6.7B, 175B: a third each',
+    entries: [
+      { model: 'gpt3-2.7b', global_batch: 512, gpus: 8, weight: 1 },
+      { model: 'gpt3-6.7b', global_batch: 1024, gpus: 16, weight: 1 },
+      { model: 'gpt3-175b', global_batch: 1536, gpus: 128, weight: 1 },
+    ],
+  },
+  llama: {
+    label: 'Llama 2 7B, 13B, 70B: a third each',
+    entries: [
+      { model: 'llama2-7b', global_batch: 1024, gpus: 32, weight: 1 },
+      { model: 'llama2-13b', global_batch: 1024, gpus: 64, weight: 1 },
+      { model: 'llama2-70b', global_batch: 1024, gpus: 256, weight: 1 },
+    ],
+  },
+};
+
+/** The scheduling policies (/policies) in the page's words; the simulator runs every one it has. */
+export const POLICY_NOTES = {
+  fifo: 'each job the GPUs and plan it asks for, in arrival order',
+  edf: 'the same, earliest deadline first',
+  'elasticflow-dp': 'ElasticFlow: admission control and resizing, each job scaled by data parallelism',
+  'elasticflow-vtrain': 'the same, each job running the best plan for the GPUs it holds',
+};
+
 /** A compute-optimal request's budget, by kind (its key under /budget), in the page's words. */
 export const BUDGETS = {
   days: { label: 'days on the cluster', unit: 'days', help: 'wall-clock time on up to the GPUs below' },

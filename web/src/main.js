@@ -34,11 +34,12 @@ import { createPlanInputs } from './plan-inputs.js';
 import plan from './views/plan.js';
 import explore from './views/explore.js';
 import optimal from './views/optimal.js';
+import cluster from './views/cluster.js';
 
 performance.mark('vtrain:boot');
 
 /** The views, in the order of their tabs; the first is the one a link without ?view= opens. */
-const VIEWS = [plan, explore, optimal];
+const VIEWS = [plan, explore, optimal, cluster];
 
 const $ = (id) => document.getElementById(id);
 const first = VIEWS[0];
