@@ -103,3 +103,22 @@ test('the README\'s accuracy line states what vtrain validate prints and vTrain\
     assert.ok(readme.includes(line(what, j)), line(what, j));
   }
 });
+
+test('every relative link of README.md and docs/*.md leads to a file, and to a heading there', () => {
+  // GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens.
+  const slug = (h) => h.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+  const anchors = (file) => read(file).split('\n').filter((l) => /^#{1,6} /.test(l)).map((l) => slug(l.replace(/^#+ /, '')));
+  let links = 0;
+  for (const file of docFiles()) {
+    const text = read(file).replace(/```[\s\S]*?```/g, '');
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(target)) continue;  // https:, mailto:
+      const [where, anchor] = target.split('#');
+      const linked = where ? path.normalize(path.join(path.dirname(file), where)) : file;
+      assert.ok(existsSync(path.join(root, linked)), `${file}: ${target} (${linked} is missing)`);
+      if (anchor) assert.ok(anchors(linked).includes(anchor), `${file}: ${target} (no heading #${anchor} in ${linked})`);
+      links += 1;
+    }
+  }
+  assert.ok(links >= 20, `${links} links`);
+});
