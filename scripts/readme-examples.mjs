@@ -1,43 +1,90 @@
-// Keeps the command outputs quoted in README.md equal to what the commands print now.
-// A block is marked <!-- example: ARGS --> ```...``` <!-- end example -->; ARGS are passed to
-// build/native/vtrain. `node scripts/readme-examples.mjs` rewrites the blocks; with --check it
-// only reports blocks that differ (exit code 1).
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+// Keeps the examples in README.md and every docs/*.md runnable and their quoted outputs equal to
+// what the commands print now. A quoted output is marked <!-- example: ARGS --> ```...```
+// <!-- end example -->; ARGS are passed to build/native/vtrain. A line of a ```sh block that starts
+// with `vtrain ` or `build/native/vtrain ` is a command (what follows # is a comment).
+// `node scripts/readme-examples.mjs` rewrites the quoted outputs; with --check it only reports the
+// blocks that differ (exit code 1).
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const readmePath = path.join(root, 'README.md');
 const pattern = /<!-- example: (.+?) -->\n```\n([\s\S]*?)```\n<!-- end example -->/g;
 
-export function commandOutput(args) {
-  const r = spawnSync(path.join(root, 'build/native/vtrain'), args.split(/\s+/), {
+/** README.md and every docs/*.md (a guide added later is checked too), relative to the root. */
+export function docFiles() {
+  const docs = existsSync(path.join(root, 'docs'))
+    ? readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)
+    : [];
+  return ['README.md', ...docs];
+}
+
+/** Whether ARGS read ../shared and it is not beside this clone (the example is then skipped). */
+export function needsAbsentShared(args) {
+  return args.includes('../shared') && !existsSync(path.join(root, '../shared'));
+}
+
+export function runVtrain(args) {
+  return spawnSync(path.join(root, 'build/native/vtrain'), args.split(/\s+/).filter(Boolean), {
     cwd: root, encoding: 'utf8', maxBuffer: 1 << 28,
   });
+}
+
+export function commandOutput(args) {
+  const r = runVtrain(args);
   if (r.status !== 0) throw new Error(`vtrain ${args} failed: ${r.stderr}`);
   return r.stdout.replace(/\s+$/, '') + '\n';
 }
 
+/** Every quoted output, as {file, args, quoted}. */
+export function exampleBlocks(files = docFiles()) {
+  return files.flatMap((file) => [...readFileSync(path.join(root, file), 'utf8').matchAll(pattern)]
+    .map((m) => ({ file, args: m[1], quoted: m[2] })));
+}
+
+/** The README's quoted outputs (exampleBlocks covers the guides too). */
 export function readmeBlocks() {
-  const text = readFileSync(readmePath, 'utf8');
-  return [...text.matchAll(pattern)].map((m) => ({ args: m[1], quoted: m[2] }));
+  return exampleBlocks(['README.md']);
+}
+
+/** Every vtrain command of a ```sh block, as {file, line, args}. */
+export function shellCommands(files = docFiles()) {
+  const commands = [];
+  for (const file of files) {
+    let inSh = false;
+    readFileSync(path.join(root, file), 'utf8').split('\n').forEach((text, i) => {
+      const t = text.trim();
+      if (t.startsWith('```')) {
+        inSh = !inSh && /^```(sh|bash|shell)\s*$/.test(t);
+        return;
+      }
+      const m = inSh && /^(?:build\/native\/)?vtrain\s+(.*)$/.exec(t);
+      if (m) commands.push({ file, line: i + 1, args: m[1].replace(/\s#.*$/, '').trim() });
+    });
+  }
+  return commands;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const check = process.argv.includes('--check');
-  const text = readFileSync(readmePath, 'utf8');
   let stale = 0;
-  const updated = text.replace(pattern, (whole, args, quoted) => {
-    if (args.includes('../shared') && !existsSync(path.join(root, '../shared'))) return whole;
-    const out = commandOutput(args);
-    if (out !== quoted) stale += 1;
-    return `<!-- example: ${args} -->\n\`\`\`\n${out}\`\`\`\n<!-- end example -->`;
-  });
+  for (const file of docFiles()) {
+    const text = readFileSync(path.join(root, file), 'utf8');
+    const updated = text.replace(pattern, (whole, args, quoted) => {
+      if (needsAbsentShared(args)) return whole;
+      const out = commandOutput(args);
+      if (out !== quoted) {
+        stale += 1;
+        console.error(`${file}: vtrain ${args} prints something else now`);
+      }
+      return `<!-- example: ${args} -->\n\`\`\`\n${out}\`\`\`\n<!-- end example -->`;
+    });
+    if (!check && updated !== text) writeFileSync(path.join(root, file), updated);
+  }
   if (check) {
-    if (stale) console.error(`${stale} README example(s) differ from the commands' output`);
+    if (stale) console.error(`${stale} example(s) differ from the commands' output`);
     process.exit(stale ? 1 : 0);
   }
-  writeFileSync(readmePath, updated);
-  console.log(`README examples: ${stale} updated`);
+  console.log(`examples in README.md and docs/: ${stale} updated`);
 }

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need and is missing: Debian packages (as root) and the
 # npm packages of package-lock.json. Safe to run again: it only acts on what is absent.
+# Runs without Node: it checks Node first and, when Node is absent or too old, installs it from the
+# machine's own package sources where they offer a version new enough, or stops saying what to install.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+bash scripts/check-node.sh
 
 packages=(cmake ninja-build g++ nlohmann-json3-dev doctest-dev emscripten chromium)
 missing=()

@@ -586,7 +586,7 @@ TEST_CASE("validation: the bundled profile's published-run errors are those of i
     CHECK(entry["hidden"][1].get<int>() == widest);
   }
   // The Megatron-LM runs are the ones the model carries to; DeepSpeed's pipeline engine is slower
-  // than it predicts (see the README's Accuracy section).
+  // than it predicts (see docs/accuracy.md).
   CHECK(published[0]["framework"] == "Megatron-LM");
   CHECK(published[0]["mape_percent"].get<double>() < 4.0);
   CHECK(published[1]["framework"] == "DeepSpeed");

@@ -173,8 +173,8 @@ test('the module schedules as the native CLI does, reports progress, and stops w
     (e) => e instanceof VtrainError && e.pointer === '/policies/0');
 });
 
-test('the README\'s comparison with the paper states what vtrain schedule --case vtrain-case2 prints', () => {
-  const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+test('the cluster-scheduling guide\'s comparison with the paper states what vtrain schedule --case vtrain-case2 prints', () => {
+  const readme = readFileSync(path.join(root, 'docs/cluster-scheduling.md'), 'utf8');
   const r = run('schedule', '--case', 'vtrain-case2', '--json');
   assert.equal(r.code, 0, r.err);
   const runs = JSON.parse(r.out).runs;
@@ -182,7 +182,7 @@ test('the README\'s comparison with the paper states what vtrain schedule --case
   for (const result of runs) {
     const n = result.workload.jobs.length;
     const row = readme.split('\n').find((l) => l.startsWith(`| this tool: ${n} jobs |`));
-    assert.ok(row, `README row for ${n} jobs`);
+    assert.ok(row, `docs/cluster-scheduling.md row for ${n} jobs`);
     const cells = row.split('|').map((c) => c.trim());
     const c = result.comparison;
     const pct = (f) => `${f >= 0 ? '+' : ''}${(100 * f).toFixed(1)}%`;

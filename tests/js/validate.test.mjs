@@ -134,7 +134,7 @@ test('validate rejects a bad file with the line and column named', () => {
 });
 
 // Multi-node: the issue's floor of 8%. Single-node: 7% guards the present accuracy (6.44%); the
-// floor of 5% is not met yet (README, Accuracy).
+// floor of 5% is not met yet (docs/accuracy.md).
 test('the calibration sets validate within 8% multi-node and 7% single-node', (t) => {
   const shared = path.resolve(root, '../shared/validation');
   if (!existsSync(shared)) {
@@ -220,7 +220,7 @@ test('the published per-layer times of 2022 validate as layer times, recomputati
 
 test('the published MT-NLG runs are read with their own setup and their known shortfall is bounded', () => {
   // Smith et al. 2022 (arXiv 2201.11990): 530B on 2240 to 3360 A100s, bf16, DeepSpeed's pipeline
-  // engine. The simulator predicts them short (README, Accuracy); this bounds that gap.
+  // engine. The simulator predicts them short (docs/accuracy.md); this bounds that gap.
   const j = validatePublished('mt-nlg-a100.csv', { runs: 3, mape: 15 });
   for (const row of j.rows) {
     assert.equal(row.precision, 'bf16');
@@ -256,7 +256,7 @@ function line(points) {
 test('the MT-NLG file\'s micro-batch is the one its three measured times imply under 1F1B', () => {
   // Under 1F1B an iteration takes (m + p - 1) t + c, m = global batch / (dp micro-batch). Only the
   // micro-batch whose line leaves a fixed part c the size of the simulator's own (the reduction and
-  // the optimizer step) fits; the file must hold that one, and the README must state the lines.
+  // the optimizer step) fits; the file must hold that one, and docs/accuracy.md must state the lines.
   const rows = validatePublished('mt-nlg-a100.csv').rows;
   const x = (row, mb) => row.global_batch / (row.dp * mb) + row.pp - 1;
   const measured = (mb) => line(rows.map((r) => [x(r, mb), r.measured_ms / 1e3]));
@@ -268,11 +268,11 @@ test('the MT-NLG file\'s micro-batch is the one its three measured times imply u
   assert.ok(Math.abs(best.c - simulated.c) < best.cError, 'the fixed part agrees within its uncertainty');
   for (const other of candidates.filter((k) => k.mb !== best.mb))
     assert.ok(Math.abs(other.c - simulated.c) > 2 * other.cError, `micro-batch ${other.mb}: c = ${other.c} s`);
-  const readme = readFileSync(path.join(root, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+  const readme = readFileSync(path.join(root, 'docs/accuracy.md'), 'utf8').replace(/\s+/g, ' ');
   const s = (v) => v.toFixed(1).replace('-', '\u2212');
   const [c1, c2, c4] = candidates.map((k) => s(k.c));
   assert.ok(readme.includes(`c = ${c1} s for micro-batch 1, ${c2} s for micro-batch 2 and ${c4} s for micro-batch 4`),
-    `README states ${c1}, ${c2}, ${c4}`);
+    `docs/accuracy.md states ${c1}, ${c2}, ${c4}`);
   const maxResidual = Math.max(...best.residuals.map(Math.abs));
   assert.ok(readme.includes(`\u00b1${maxResidual.toFixed(1)} s, and c is uncertain by about \u00b1${Math.round(best.cError)} s`));
   assert.ok(readme.includes(`0.3 s in the simulator`) && simulated.c.toFixed(1) === '0.3');
@@ -298,21 +298,21 @@ test('the published BLOOM run is read with its own setup and agrees with the thr
   assert.ok(row.notes.some((n) => n.startsWith('pipeline parallelism 12 does not divide the 70 layers')), row.notes);
   assert.ok(!row.notes.some((n) => n.startsWith('needs ')), row.notes);
   assert.equal(Math.round(tflopsPerGpu(row)), 149);
-  // Like MT-NLG's, a DeepSpeed run the simulator predicts short (README, Accuracy).
+  // Like MT-NLG's, a DeepSpeed run the simulator predicts short (docs/accuracy.md).
   assert.ok(row.predicted_ms < row.measured_ms);
 });
 
-test('the README\'s teraFLOP/s per GPU of the 530B runs follow from the published files', () => {
+test('the accuracy guide\'s teraFLOP/s per GPU of the 530B runs follow from the published files', () => {
   // 2022 (full recomputation, 280 GPUs), 2021 (2520 GPUs), MT-NLG (2240 GPUs), by the same FLOP count.
-  const readme = readFileSync(path.join(root, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+  const readme = readFileSync(path.join(root, 'docs/accuracy.md'), 'utf8').replace(/\s+/g, ' ');
   const k22 = validatePublished('megatron-a100.csv').rows.find((r) => r.hidden === 20480 && r.recompute === 'full');
   const n21 = validatePublished('narayanan-a100.csv').rows.find((r) => r.hidden === 20480);
   const mt = validatePublished('mt-nlg-a100.csv').rows.find((r) => r.num_gpus === 2240);
   const [a, b, c] = [k22, n21, mt].map((row) => Math.round(tflopsPerGpu(row)));
   assert.ok(a > b && b > c);
-  assert.ok(readme.includes(`comes to ${a} teraFLOP/s per GPU`), `README states ${a} for the 2022 run`);
-  assert.ok(readme.includes(`where the 2021 code reached ${b}`), `README states ${b} for the 2021 run`);
-  assert.ok(readme.includes(`is ${c} teraFLOP/s per GPU, against ${b}`), `README states ${c} for MT-NLG`);
+  assert.ok(readme.includes(`comes to ${a} teraFLOP/s per GPU`), `docs/accuracy.md states ${a} for the 2022 run`);
+  assert.ok(readme.includes(`where the 2021 code reached ${b}`), `docs/accuracy.md states ${b} for the 2021 run`);
+  assert.ok(readme.includes(`is ${c} teraFLOP/s per GPU, against ${b}`), `docs/accuracy.md states ${c} for MT-NLG`);
   assert.ok(readme.includes(`and ${a} for its 2022 run`));
 });
 

@@ -47,7 +47,7 @@ struct Workload {
   std::vector<JobSpec> jobs;     // in arrival order
 };
 
-// How trace jobs of small models become LLM jobs (see README: "The ITP trace as LLM jobs").
+// How trace jobs of small models become LLM jobs (see docs/cluster-scheduling.md: "The ITP trace as LLM jobs").
 struct TraceSize {
   int max_trace_gpus = 1;        // trace jobs asking for at most this many GPUs take this size (count)
   ModelConfig model;             // the LLM they train

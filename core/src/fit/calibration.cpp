@@ -388,12 +388,12 @@ Profile nominal_profile(const Profile& hw) {
   p.gpus_per_node = hw.gpus_per_node;
   p.gemm_tiles = {{256, 128, 1.0}, {128, 128, 0.95}, {128, 64, 0.85}, {64, 64, 0.7}};
   // Not fitted: left free, it trades off against the peak and memory-bound fractions, and the
-  // cross-validation's folds scattered it across its range (README, "What the model fits").
+  // cross-validation's folds scattered it across its range (docs/accuracy.md, "What the model fits").
   p.gemm_k_half = 256;
   // Not fitted either: NCCL's own tuning model gives a ring 9.6 us a step across the network
   // (src/graph/tuning.cc, ring, Simple protocol). Fitted, the per-step latency took what the
   // measurements charge once a collective (the tensor-parallel groups across two nodes) and
-  // multiplied it by the steps of the 64-node rings (README, "What the model fits").
+  // multiplied it by the steps of the 64-node rings (docs/accuracy.md, "What the model fits").
   p.inter_node_latency_us = 9.6;
   p.attention_fwd_efficiency = hw.attention_fwd_efficiency;
   p.attention_bwd_efficiency = hw.attention_bwd_efficiency;

@@ -291,8 +291,8 @@ function create(panel, { vtrain, catalog, changed, ownInputs }) {
     paper.hidden = r.case !== SCHEDULE_CASE.name;
     if (r.case === SCHEDULE_CASE.name) form.setCaseCluster(r.cluster);
     paper.textContent = 'The paper (Bang et al., MICRO’24), on its own 1,024-A100 setup and job list, reports for elasticflow-vtrain against elasticflow-dp: '
-      + 'deadlines met 1.09–1.23×, average JCT −15.21 %, makespan −23.03 %. This tool maps the ITP trace to LLM jobs by its own rule; the README’s section '
-      + '“Many jobs on one cluster” says where the figures differ and why.';
+      + 'deadlines met 1.09–1.23×, average JCT −15.21 %, makespan −23.03 %. This tool maps the ITP trace to LLM jobs by its own rule; the guide '
+      + 'docs/cluster-scheduling.md (“Many jobs on one cluster”) says where the figures differ and why.';
     const desc = r.workload.description || r.description || '';
     $('cluster-note').textContent = `${desc ? `${desc.charAt(0).toUpperCase()}${desc.slice(1)}. ` : ''}`
       + 'Each job’s iteration time at every GPU count comes from the explorer: its own plan scaled by data parallelism for fifo, edf and elasticflow-dp, '
