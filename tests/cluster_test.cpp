@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -138,6 +139,51 @@ TEST_CASE("cluster: best-plan curves are never below data-parallel-only curves, 
   // More GPUs pay off for this model: the best plan on 64 GPUs beats the one on 8.
   CHECK(c.best.at(64)->iteration_time_s < c.best.at(8)->iteration_time_s);
   CHECK(!c.best.levels.empty());
+}
+
+TEST_CASE("cluster: the counts a job is held at have diminishing returns, also where memory forces a plan onto few GPUs") {
+  // Llama 2 13B at a batch of 1024 fits on few GPUs only with recomputation and deep pipelines,
+  // and on 24 only with a lopsided plan: per iteration those counts cost more GPU-seconds than
+  // larger ones. ElasticFlow's fewest GPUs that meet a deadline are then not the least GPU-time,
+  // and the policy with best-plan curves turned away jobs that the one with data-parallel curves
+  // (which start where the job's own plan fits) admitted.
+  json j = job("a", 0, 1e7, 64, 10);
+  j["model"] = "llama2-13b";
+  j["global_batch"] = 1024;
+  const ScheduleResult r = run_ok(json{{"cluster", small_cluster(64)}, {"workload", {{"jobs", {j}}}}, {"policies", {"fifo"}}});
+  REQUIRE(r.curves.size() == 1);
+  int left_out = 0;
+  for (const ThroughputCurve* c : {&r.curves[0].best, &r.curves[0].data_parallel}) {
+    INFO(to_string(c->kind));
+    REQUIRE(!c->levels.empty());
+    CHECK(c->points[c->levels.back()].gpus == 64);
+    for (size_t k = 1; k < c->levels.size(); ++k) {
+      const CurvePoint& a = c->points[c->levels[k - 1]];
+      const CurvePoint& b = c->points[c->levels[k]];
+      INFO(a.gpus << " GPUs then " << b.gpus);
+      CHECK(b.iteration_time_s < a.iteration_time_s);
+      CHECK(b.gpus * b.iteration_time_s >= a.gpus * a.iteration_time_s);
+    }
+    // Every usable count left out is slower than a smaller one or costlier than a larger level.
+    double fastest = std::numeric_limits<double>::infinity();
+    for (size_t i = 0; i < c->points.size(); ++i) {
+      const CurvePoint& p = c->points[i];
+      if (!p.usable) continue;
+      const bool level = std::find(c->levels.begin(), c->levels.end(), static_cast<int>(i)) != c->levels.end();
+      if (!level && p.iteration_time_s < fastest) {
+        ++left_out;
+        bool costlier = false;
+        for (int l : c->levels)
+          if (c->points[l].gpus > p.gpus &&
+              c->points[l].gpus * c->points[l].iteration_time_s < p.gpus * p.iteration_time_s)
+            costlier = true;
+        CHECK(costlier);
+      }
+      fastest = std::min(fastest, p.iteration_time_s);
+    }
+  }
+  // The best-plan curve has such counts: the rule is exercised.
+  CHECK(left_out > 0);
 }
 
 TEST_CASE("cluster: one job on an empty cluster finishes in simulate's time for its plan, under every policy") {

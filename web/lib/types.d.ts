@@ -964,7 +964,7 @@ export interface ThroughputCurve {
   /** tp × pp × dp of each plan (count). */
   plan_gpus: number[];
   plans: (SchedulePlan | null)[];
-  /** Indices of the counts worth holding: faster than every smaller one. */
+  /** Indices of the counts worth holding: faster than every smaller one, and no costlier in GPU-seconds an iteration than any larger one. */
   levels: number[];
 }
 

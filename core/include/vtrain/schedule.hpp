@@ -102,7 +102,8 @@ struct CurvePoint {
 struct ThroughputCurve {
   CurveKind kind = CurveKind::best_plan;
   std::vector<CurvePoint> points;  // one per allocation count, ascending
-  std::vector<int> levels;         // indices of the usable points faster than every smaller count
+  std::vector<int> levels;         // indices of the usable points faster than every smaller count and
+                                   // no costlier in GPU-seconds an iteration than any larger one
   // The point of `gpus` (one of the allocation counts), or nullptr.
   const CurvePoint* at(int gpus) const;
 };
