@@ -91,7 +91,7 @@ const DEFAULTS = {
   duration_max: '24',
   deadline_min: '0.5',
   deadline_max: '1.5',
-  gpu: 'a100-sxm4-80gb',
+  gpu: '', // the simulator's default GPU (its schema's /cluster/gpu)
   num_gpus: '1024',
   gpus_per_node: '8',
   price_per_gpu_hour_usd: '4.10',
@@ -125,7 +125,7 @@ const mixEntryText = (e) => `${e.model} on ${fmt.gpus(e.gpus)}`;
  */
 export function createClusterForm({ root, errorBox, catalog, onEdit }) {
   const $ = (id) => document.getElementById(id);
-  let values = { ...DEFAULTS };
+  let values = { ...DEFAULTS, gpu: catalog.schema.config.cluster.fields.gpu.default };
   let file = null; // {name, size, text, read: readJobFile's answer}
   let caseCluster = null; // the case study's cluster, once a result has told it
 
@@ -159,7 +159,7 @@ export function createClusterForm({ root, errorBox, catalog, onEdit }) {
 
   function render() {
     root.textContent = '';
-    const gpus = catalog.profiles.map((p) => [p.name, p.display_name || p.name]);
+    const gpus = catalog.profiles.map((p) => [p.name, p.display_name]);
     for (const section of SECTIONS) {
       const fs = h('fieldset', { id: `cluster-section-${section.id}` }, h('legend', { text: section.title }));
       const grid = h('div', { class: 'grid' });
