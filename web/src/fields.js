@@ -2,6 +2,7 @@
 // The JSON pointer of a field is /section/key, which is how the simulator names it in errors.
 // A choice's options are the simulator's: applySchema() fills them from its schema (catalog.js).
 import { ZERO_STAGE_WORDS } from './choices.js';
+import { nearestField } from './form.js';
 
 const yesNo = [
   ['false', 'no'],
@@ -111,14 +112,7 @@ export const MODEL_KEYS = FIELDS.filter((f) => f.section === 'model').map((f) =>
 
 /** The field an error pointer belongs to: /plan/tp, or the nearest field above a deeper pointer. */
 export function fieldForPointer(pointer) {
-  if (!pointer) return null;
-  let p = pointer;
-  while (p) {
-    const f = FIELD_BY_POINTER.get(p);
-    if (f) return f;
-    p = p.slice(0, p.lastIndexOf('/'));
-  }
-  return null;
+  return nearestField(pointer, FIELD_BY_POINTER);
 }
 
 /** How field `pointer` is named inside a sentence: "hidden size", "tp". */

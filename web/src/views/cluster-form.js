@@ -4,7 +4,7 @@
 // numbers.
 import * as fmt from '../format.js';
 import { GENERATOR_MIXES, SCHEDULE_CASE } from '../choices.js';
-import { h, fieldElement, markFieldErrors } from '../form.js';
+import { h, fieldElement, markFieldErrors, nearestField, typedNumber } from '../form.js';
 import { SAMPLE_CSV, fileError, readJobFile } from './cluster-file.js';
 
 const SECTIONS = [
@@ -222,31 +222,10 @@ export function createClusterForm({ root, errorBox, catalog, onEdit }) {
     onEdit(select);
   }
 
-  function numberOf(key, { int = false, errors }) {
-    const f = FIELD[key];
-    const raw = String(values[key] ?? '').trim().replace(/^\$/, '');
-    if (raw === '' && f.optional) return null;
-    if (raw === '') {
-      errors.push({ code: 'missing', pointer: f.pointer, message: 'enter a value' });
-      return null;
-    }
-    const v = fmt.parseNumber(raw);
-    if (v == null) errors.push({ code: 'type', pointer: f.pointer, message: 'enter a number' });
-    else if (int && !Number.isInteger(v)) errors.push({ code: 'type', pointer: f.pointer, message: 'enter a whole number' });
-    else return v;
-    return null;
-  }
+  const numberOf = (key, { int = false, errors }) => typedNumber(FIELD[key], values[key], { int, errors });
 
   // The field an error pointer belongs to, if it is shown: the pointer's, or the nearest above it.
-  function lookup(pointer) {
-    let p = pointer || '';
-    while (p) {
-      const f = FIELD_BY_POINTER.get(p);
-      if (f && visible(f)) return f;
-      p = p.slice(0, p.lastIndexOf('/'));
-    }
-    return null;
-  }
+  const lookup = (pointer) => nearestField(pointer, FIELD_BY_POINTER, visible);
 
   // An error as shown beside its field: a job file's in the file's lines and columns, a mix
   // entry's with the model it is about.

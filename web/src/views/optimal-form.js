@@ -3,7 +3,7 @@
 // the user typed; request() turns them into an optimal request, or says which are not numbers.
 import * as fmt from '../format.js';
 import { BUDGETS, PLAN_RULES } from '../choices.js';
-import { h, fieldElement, markFieldErrors } from '../form.js';
+import { h, fieldElement, markFieldErrors, nearestField, typedNumber } from '../form.js';
 import { pricePresets } from '../prices.js';
 
 const SECTIONS = [
@@ -252,31 +252,10 @@ export function createOptimalForm({ root, errorBox, catalog, onEdit, onPreset, l
     onPreset();
   }
 
-  function numberOf(key, { int = false, errors }) {
-    const f = FIELD[key];
-    const raw = String(values[key] ?? '').trim().replace(/^\$/, '');
-    if (raw === '' && f.optional) return null;
-    if (raw === '') {
-      errors.push({ code: 'missing', pointer: f.pointer, message: `${f.pointer}: enter a value` });
-      return null;
-    }
-    const v = fmt.parseNumber(raw);
-    if (v == null) errors.push({ code: 'type', pointer: f.pointer, message: `${f.pointer}: enter a number` });
-    else if (int && !Number.isInteger(v)) errors.push({ code: 'type', pointer: f.pointer, message: `${f.pointer}: enter a whole number` });
-    else return v;
-    return null;
-  }
+  const numberOf = (key, { int = false, errors }) => typedNumber(FIELD[key], values[key], { int, errors, lead: `${FIELD[key].pointer}: ` });
 
   // The field an error pointer belongs to, if it is shown: the pointer's, or the nearest above it.
-  function lookup(pointer) {
-    let p = pointer || '';
-    while (p) {
-      const f = FIELD_BY_POINTER.get(p);
-      if (f && !(f.when && values.scaling !== f.when) && !(f.money && !isMoney(values.budget_kind))) return f;
-      p = p.slice(0, p.lastIndexOf('/'));
-    }
-    return null;
-  }
+  const lookup = (pointer) => nearestField(pointer, FIELD_BY_POINTER, (f) => !(f.when && values.scaling !== f.when) && !(f.money && !isMoney(values.budget_kind)));
 
   render();
 

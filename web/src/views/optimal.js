@@ -5,9 +5,9 @@
 // iso-budget charts of loss and of training days or cost (optimal-charts.js).
 import * as fmt from '../format.js';
 import { PLAN_RULES } from '../choices.js';
-import { h, errorList } from '../form.js';
+import { h } from '../form.js';
 import { termButton } from '../glossary.js';
-import { openableRow, runControls } from '../sweep.js';
+import { formRuns, openableRow } from '../sweep.js';
 import { drawDays, drawLoss, lossRule } from './optimal-charts.js';
 import { CUSTOM_KEYS, LINK_KEYS, createOptimalForm, optimalMessage } from './optimal-form.js';
 
@@ -100,19 +100,17 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs, summarize })
     timer: 0,
   };
 
-  const controls = runControls('optimal', run);
-  const { setProgress, setStatus } = controls;
   const form = createOptimalForm({
     root: ownInputs.querySelector('#optimal-fields'),
     errorBox: ownInputs.querySelector('#optimal-form-error'),
     catalog,
     onEdit: (select) => {
       changed();
-      schedule(select ? 0 : 600);
+      runs.schedule(select ? 0 : 600);
     },
     onPreset: () => {
       changed();
-      run();
+      runs.run();
     },
     lastScaling: () => view.result && view.result.scaling,
     lastBudget: () => view.result && { cluster: view.request.cluster, equivalent: view.result.budget.equivalent },
@@ -121,78 +119,30 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs, summarize })
 
   // ---------------------------------------------------------------- running
 
-  function schedule(delay) {
-    clearTimeout(view.timer);
-    view.stale = true;
-    const { errors } = form.request();
-    // Inputs that are not numbers are marked as they are typed; the simulator checks the rest.
-    if (errors.length) {
-      form.showErrors(errors);
-      markStale('Fix the marked inputs to size the model.');
-      controls.abort();
-      return;
-    }
-    form.showErrors([]);
-    if (view.shown) view.timer = setTimeout(run, delay);
-  }
-
-  function markStale(text) {
-    $('optimal-result').classList.toggle('stale', Boolean(view.result));
-    setStatus(view.result ? `${text} The answer below is for the last valid inputs.` : text, true);
-    summarize({ parts: [text.replace(/\.$/, ''), view.result ? 'the answer is for the last valid inputs' : 'no answer yet'], bad: true });
-    document.body.dataset.optimal = 'invalid';
-  }
-
-  async function run() {
-    clearTimeout(view.timer);
-    controls.abort();
-    const { request, errors } = form.request();
-    if (errors.length) {
-      form.showErrors(errors);
-      markStale('Fix the marked inputs to size the model.');
-      return false;
-    }
-    view.stale = false;
-    const seq = ++view.seq;
-    const controller = controls.start('Finding the fastest plan of every candidate size…');
-    document.body.dataset.optimal = 'running';
-    const t0 = performance.now();
-    try {
-      const result = await vtrain.optimal(request, { signal: controller.signal, onProgress: setProgress });
-      if (!controls.current(controller)) return false;
-      setProgress(1);
-      form.showErrors([]);
-      const ms = performance.now() - t0;
-      view.result = result;
-      view.request = request;
-      render(result, request, seq);
-      setStatus(`${result.curve.length} candidate sizes, ${result.plans_simulated.toLocaleString('en-US')} plans simulated in ${(ms / 1000).toFixed(1)} s.`);
-      document.body.dataset.optimal = 'done';
-      return true;
-    } catch (e) {
-      if (!controls.current(controller)) return false;
-      if (e.code === 'cancelled') {
-        setStatus('Cancelled.');
-        view.stale = true;
-        document.body.dataset.optimal = 'stopped';
-        return false;
-      }
-      let errs = errorList(e);
-      // Candidate sizes follow the budget (1/16 to 1.4 times the FLOP-only size): none is near it
-      // when the budget buys less than the smallest model or more than the largest. The page has
-      // no inputs for the candidates' sizes, so it says which widths there are (the schema's).
+  const FIX = 'Fix the marked inputs to size the model.';
+  const runs = formRuns('optimal', {
+    view,
+    form,
+    call: (request, opts) => vtrain.optimal(request, opts),
+    starting: 'Finding the fastest plan of every candidate size…',
+    invalid: () => FIX,
+    failed: (errs) => `The sizing failed: ${errs.map(optimalMessage).join(' ')}`,
+    noun: 'answer',
+    stale: (text) => summarize({ parts: [text.replace(/\.$/, ''), view.result ? 'the answer is for the last valid inputs' : 'no answer yet'], bad: true }),
+    // Candidate sizes follow the budget (1/16 to 1.4 times the FLOP-only size): none is near it
+    // when the budget buys less than the smallest model or more than the largest. The page has
+    // no inputs for the candidates' sizes, so it says which widths there are (the schema's).
+    mapErrors: (errs) => {
       const [narrowest, widest] = catalog.schema.optimal.candidates.hidden;
-      errs = errs.map((x) => (x.code === 'no_candidates'
+      return errs.map((x) => (x.code === 'no_candidates'
         ? { ...x, pointer: '/budget', message: `no candidate size lies near what this budget buys (hidden sizes ${narrowest.toLocaleString('en-US')} to ${widest.toLocaleString('en-US')}); change the budget` }
         : x));
-      form.showErrors(errs);
-      const placed = errs.filter((x) => form.lookup(x.pointer));
-      markStale(placed.length ? 'Fix the marked inputs to size the model.' : `The sizing failed: ${errs.map(optimalMessage).join(' ')}`);
-      return false;
-    } finally {
-      controls.finish(controller);
-    }
-  }
+    },
+    done: (result, request, ms, seq) => {
+      render(result, request, seq);
+      return `${result.curve.length} candidate sizes, ${result.plans_simulated.toLocaleString('en-US')} plans simulated in ${(ms / 1000).toFixed(1)} s.`;
+    },
+  });
 
   // ---------------------------------------------------------------- the answer
 
@@ -438,17 +388,7 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs, summarize })
     show() {
       view.shown = true;
       form.show();
-      if (view.stale && !controls.running) {
-        const { errors } = form.request();
-        if (errors.length) {
-          form.showErrors(errors);
-          markStale('Fix the marked inputs to size the model.');
-        } else {
-          run();
-        }
-      } else if (view.result) {
-        drawCharts(view.seq);
-      }
+      if (runs.showFresh() && view.result) drawCharts(view.seq);
     },
     hide() {
       view.shown = false;
