@@ -670,6 +670,8 @@ export interface FlopOnly {
   training_days?: number;
   /** (USD) */
   cost_usd?: number;
+  /** That cost at the cluster's price (GPU-hours). */
+  gpu_hours?: number;
   /** (fraction) */
   mfu?: number;
 }
@@ -812,6 +814,8 @@ export interface Schema {
     gpus: {
       name: string;
       display_name: string;
+      /** How a page names it in a sentence: the display name without the vendor ("A100 SXM4 80GB"). */
+      label: string;
       /** (TFLOP/s) */
       peak_fp16_tflops: number;
       /** (GiB) */

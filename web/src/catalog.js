@@ -1,29 +1,53 @@
-// What the simulator offers the page, read once at start: model presets, example configs (with
-// every field explicit, so loading one sets every input), GPU profiles and compute-optimal presets.
+// What the simulator offers the page, read once at start from its schema (vtrain.schema()): every
+// enum's choices, the registries (GPUs, model presets, examples, explore cases, scaling fits,
+// compute-optimal presets), defaults and bounds. The page writes none of these lists itself, so a
+// GPU, an example or a choice the simulator gains shows up here without an edit to the page. The
+// examples' configs come from vtrain.presets(), checked by the simulator so that every field is
+// explicit and loading one sets every input.
+
+/** [value, label] pairs of an enum of the schema, in the simulator's order. */
+function enumChoices(schema, key) {
+  return (schema.enums[key] || []).map((c) => [c.name, c.label]);
+}
 
 /** Reads the catalog from the simulator (lib/vtrain.js). */
 export async function loadCatalog(vtrain) {
-  const [presets, profiles] = await Promise.all([vtrain.presets(), vtrain.profiles()]);
+  const [schema, presets] = await Promise.all([vtrain.schema(), vtrain.presets()]);
+  const reg = schema.registries;
+  const configs = new Map(presets.examples.map((ex) => [ex.name, ex.config]));
   const examples = await Promise.all(
-    presets.examples.map(async (ex) => ({ ...ex, config: await vtrain.validateConfig(ex.config) })),
+    reg.examples
+      .filter((ex) => configs.has(ex.name))
+      .map(async (ex) => ({ ...ex, config: await vtrain.validateConfig(configs.get(ex.name)) })),
   );
-  const models = presets.models;
+  const models = reg.model_presets;
+  const profiles = reg.gpus;
+  const byName = (list) => (name) => list.find((x) => x.name === name) || null;
   return {
-    /** Model presets: {name, description, model}. */
+    /** The simulator's own description of its inputs (web/lib/types.d.ts, Schema). */
+    schema,
+    /** Model presets: {name, description, model, ...}. */
     models,
     /** Example configs: {name, description, config}. */
     examples,
-    /** GPU profiles: {name, display_name, hardware, ...}. */
+    /** GPU profiles: {name, display_name, label, peak_fp16_tflops, intra_node_GBps, ...}. */
     profiles,
-    /** Compute-optimal presets: {name, request}. */
-    optimalPresets: presets.optimal || [],
-    model: (name) => models.find((m) => m.name === name) || null,
-    example: (name) => examples.find((e) => e.name === name) || null,
-    profile: (name) => profiles.find((p) => p.name === name) || null,
-    /** A GPU as the page names it: "A100-SXM4-80GB" for a100-sxm4-80gb, the name itself if unknown. */
+    /** Compute-optimal presets: {name, description, request}. */
+    optimalPresets: reg.optimal_presets,
+    /** Explore cases: {name, label, example, description, request}. */
+    exploreCases: reg.explore_cases,
+    /** Published scaling-law fits: {name, label, citation, E, A, B, alpha, beta}. */
+    fits: reg.scaling_fits,
+    model: byName(models),
+    example: byName(examples),
+    profile: byName(profiles),
+    fit: byName(reg.scaling_fits),
+    /** An enum's choices as [value, label] pairs: 'recompute', 'precision', 'objective', 'family', ... */
+    choices: (key) => enumChoices(schema, key),
+    /** A GPU as a sentence names it: the schema's label ("A100 SXM4 80GB"), the name itself if unknown. */
     gpuName(name) {
       const p = profiles.find((x) => x.name === name);
-      return p ? (p.display_name || p.name).replace(/^NVIDIA /, '') : name;
+      return p ? p.label || p.display_name || p.name : name;
     },
   };
 }

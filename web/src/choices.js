@@ -1,24 +1,14 @@
-// The simulator's enums and registries as the page offers them, each value with the page's words
-// for it. Every list of names the core knows is written here and nowhere else in the page, so
-// that the lists can come from the simulator's own description of its inputs in one change.
-// The GPUs, model presets, examples and compute-optimal presets already come from the simulator
-// (catalog.js).
+// The page's own words for some of the simulator's choices, by the simulator's name for each.
+// Which choices there are is the simulator's: the page lists the schema's enums and registries
+// (catalog.js) and takes words from here where it has some, the schema's label where not, so that
+// a choice the simulator gains shows up without an edit here.
 
-/** Choices of the simulate config's fields, by field key: [value, label] pairs. */
-export const FIELD_CHOICES = {
-  mlp: [['gelu', 'GeLU (2 GEMMs)'], ['swiglu', 'SwiGLU (gated, 3 GEMMs)']],
-  norm: [['layernorm', 'LayerNorm'], ['rmsnorm', 'RMSNorm']],
-  position: [['learned', 'learned'], ['rope', 'rotary (RoPE)'], ['alibi', 'ALiBi (bias on the scores)']],
-  recompute: [['none', 'none'], ['selective', 'selective'], ['full', 'full']],
-  zero_stage: [['0', '0 (replicated)'], ['1', '1 (sharded optimizer)']],
-  attention: [['flash', 'fused (flash)'], ['unfused', 'unfused']],
-  precision: [['bf16', 'bf16'], ['fp16', 'fp16']],
-  placement: [['tp-dp-pp', 'tp, dp, pp'], ['tp-pp-dp', 'tp, pp, dp']],
-};
+/** ZeRO's stages (/plan/zero_stage, a whole number within the schema's bounds) in a few words. */
+export const ZERO_STAGE_WORDS = { 0: 'replicated', 1: 'sharded optimizer' };
 
 /**
  * explore.objective: what "best" means in a sweep, as its option, a card's title and within a
- * sentence; the first is the page's default.
+ * sentence. The page's default is balanced (a planner's choice, not an extreme).
  */
 export const OBJECTIVES = {
   balanced: { option: 'balanced: cheapest within a quarter more days than the fastest', card: 'Balanced plan', short: 'the cheapest within a quarter more days than the fastest' },
@@ -26,11 +16,6 @@ export const OBJECTIVES = {
   time: { option: 'fastest', card: 'Fastest plan', short: 'the fastest' },
   deadline: { option: 'cheapest within a deadline', card: 'Cheapest within the deadline', short: 'the cheapest within the deadline' },
 };
-
-/** The simulator's explore cases the page offers, with the example whose inputs each was published for. */
-export const EXPLORE_CASES = [
-  { name: 'mt-nlg', example: 'mt-nlg-530b', label: 'vTrain case study: MT-NLG 530B, the paper’s (t, d, p) grid' },
-];
 
 /** The simulator's schedule case (`vtrain schedule --case`) and the workload sizes the page offers (its first N jobs). */
 export const SCHEDULE_CASE = { name: 'vtrain-case2', jobs: [64, 128, 195], label: 'vTrain case study 2 (ITP trace)' };
@@ -82,21 +67,12 @@ export const BUDGETS = {
   gpu_hours: { label: 'GPU-hours', unit: 'GPU-hours', help: 'e.g. 2M; their cost at the price below' },
   flops: { label: 'FLOPs at the GPUs’ peak', unit: 'FLOP', help: 'e.g. 1e24, spent on all the GPUs below' },
 };
-export const BUDGET_KINDS = Object.keys(BUDGETS);
 
-/** A money budget's plan per candidate size (/explore/objective), the first the page's default. */
+/**
+ * A money budget's plan per candidate size (/explore/objective): the objectives that rank one
+ * size's plans by money alone, in the page's words; the first is the page's default.
+ */
 export const PLAN_RULES = [
   ['balanced', 'balanced: cheapest within a quarter more days than its fastest'],
   ['cost', 'cheapest, however long it takes'],
 ];
-
-/** The model families of a compute-optimal request (/family). */
-export const FAMILIES = [['gpt', 'GPT (GeLU, learned positions)'], ['llama', 'Llama (SwiGLU, RoPE, GQA)']];
-
-/** The published scaling-law fits (/scaling), with their citation for a sentence. */
-export const SCALING_FITS = [
-  { name: 'hoffmann2022', label: 'Hoffmann et al. 2022 (Chinchilla)', short: 'Hoffmann', cited: 'Hoffmann et al. 2022' },
-  { name: 'besiroglu2024', label: 'Besiroglu et al. 2024', short: 'Besiroglu', cited: 'Besiroglu et al. 2024' },
-];
-/** The fit a request without one uses. */
-export const DEFAULT_FIT = 'hoffmann2022';

@@ -1,6 +1,8 @@
 // Every input of the Plan inputs: its section in the config, key, label, kind and help.
 // The JSON pointer of a field is /section/key, which is how the simulator names it in errors.
-import { FIELD_CHOICES } from './choices.js';
+// A choice's options are the simulator's: applySchema() fills them from its schema (catalog.js).
+import { ZERO_STAGE_WORDS } from './choices.js';
+import { nearestField } from './form.js';
 
 const yesNo = [
   ['false', 'no'],
@@ -24,6 +26,8 @@ export const SECTIONS = [
 ];
 
 // kind: int | number | select | bool. `optional` number fields may be left empty (the profile's value).
+// A select's options come from the schema: the enum its field names, the GPUs, or the whole
+// numbers within its bounds (ZeRO's stage).
 // `term` names the glossary entry (glossary.js) a "?" beside the label opens.
 // `advanced` fields sit in a collapsed group of their section.
 export const FIELDS = [
@@ -34,14 +38,14 @@ export const FIELDS = [
   { section: 'model', key: 'ffn_hidden', label: 'FFN hidden size', kind: 'int' },
   { section: 'model', key: 'seq_len', label: 'Sequence length', kind: 'int', unit: 'tokens' },
   { section: 'model', key: 'vocab', label: 'Vocabulary', kind: 'int', unit: 'entries' },
-  { section: 'model', key: 'mlp', wide: true, label: 'MLP', kind: 'select', options: FIELD_CHOICES.mlp },
+  { section: 'model', key: 'mlp', wide: true, label: 'MLP', kind: 'select' },
   { section: 'model', key: 'tied_embeddings', label: 'Tied embeddings', kind: 'bool', advanced: true },
-  { section: 'model', key: 'norm', wide: true, label: 'Normalization', kind: 'select', options: FIELD_CHOICES.norm, advanced: true },
-  { section: 'model', key: 'position', wide: true, label: 'Position embedding', kind: 'select', options: FIELD_CHOICES.position, advanced: true },
+  { section: 'model', key: 'norm', wide: true, label: 'Normalization', kind: 'select', advanced: true },
+  { section: 'model', key: 'position', wide: true, label: 'Position embedding', kind: 'select', advanced: true },
   { section: 'model', key: 'bias', label: 'Biases', kind: 'bool', advanced: true },
   { section: 'model', key: 'vocab_pad_multiple', wide: true, label: 'Vocabulary padding', kind: 'int', advanced: true, help: 'padded to a multiple of this × tp' },
 
-  { section: 'cluster', key: 'gpu', wide: true, label: 'GPU', kind: 'select', options: [] },
+  { section: 'cluster', key: 'gpu', wide: true, label: 'GPU', kind: 'select' },
   { section: 'cluster', key: 'num_gpus', label: 'GPUs', kind: 'int', help: '= tp × pp × dp' },
   { section: 'cluster', key: 'gpus_per_node', label: 'GPUs per node', kind: 'int' },
   { section: 'cluster', key: 'intra_node_GBps', wide: true, label: 'Intra-node bandwidth', kind: 'number', unit: 'GB/s', optional: true, help: 'per GPU, per direction' },
@@ -53,15 +57,15 @@ export const FIELDS = [
   { section: 'plan', key: 'dp', term: 'dp', label: 'Data parallel (dp)', kind: 'int' },
   { section: 'plan', key: 'micro_batch', term: 'micro_batch', label: 'Micro-batch', kind: 'int', unit: 'sequences' },
   { section: 'plan', key: 'global_batch', term: 'global_batch', label: 'Global batch', kind: 'int', unit: 'sequences' },
-  { section: 'plan', key: 'recompute', term: 'recompute', wide: true, label: 'Recomputation', kind: 'select', options: FIELD_CHOICES.recompute },
+  { section: 'plan', key: 'recompute', term: 'recompute', wide: true, label: 'Recomputation', kind: 'select' },
   { section: 'plan', key: 'virtual_stages', term: 'virtual_stages', wide: true, label: 'Virtual stages', kind: 'int', help: '> 1: interleaved 1F1B' },
   { section: 'plan', key: 'sequence_parallel', term: 'sequence_parallel', label: 'Sequence parallel', kind: 'bool' },
-  { section: 'plan', key: 'zero_stage', term: 'zero', wide: true, label: 'ZeRO stage', kind: 'select', options: FIELD_CHOICES.zero_stage },
+  { section: 'plan', key: 'zero_stage', term: 'zero', wide: true, label: 'ZeRO stage', kind: 'select' },
   { section: 'plan', key: 'zero_all_reduce', label: 'ZeRO-1 all-reduces gradients', kind: 'bool', advanced: true, help: 'whole, not reduce-scattered (DeepSpeed\'s bf16 optimizer)' },
-  { section: 'plan', key: 'attention', wide: true, label: 'Attention', kind: 'select', options: FIELD_CHOICES.attention, advanced: true },
+  { section: 'plan', key: 'attention', wide: true, label: 'Attention', kind: 'select', advanced: true },
   { section: 'plan', key: 'dp_overlap', label: 'Overlap gradient reduction', kind: 'bool', advanced: true, help: 'with the last micro-batch\'s backward, in buckets of max(40 M, 1 M × dp) parameters (Megatron-Core\'s default)' },
-  { section: 'plan', key: 'precision', wide: true, label: 'Precision', kind: 'select', options: FIELD_CHOICES.precision, advanced: true },
-  { section: 'plan', key: 'placement', wide: true, label: 'Rank placement', kind: 'select', options: FIELD_CHOICES.placement, advanced: true, help: 'innermost first' },
+  { section: 'plan', key: 'precision', wide: true, label: 'Precision', kind: 'select', advanced: true },
+  { section: 'plan', key: 'placement', wide: true, label: 'Rank placement', kind: 'select', advanced: true, help: 'innermost first' },
   { section: 'plan', key: 'p2p_overlap', label: 'Overlap pipeline sends', kind: 'bool', advanced: true },
   { section: 'plan', key: 'tp_async_backward', label: 'Async TP backward', kind: 'bool', advanced: true, help: 'input-gradient collective beside the weight-gradient GEMM' },
   { section: 'plan', key: 'grad_accumulation_fusion', label: 'Fused grad accumulation', kind: 'bool', advanced: true, help: 'no: a separate pass adds each micro-batch\'s gradients (Megatron-LM 2021, DeepSpeed)' },
@@ -79,20 +83,36 @@ for (const f of FIELDS) {
   }
 }
 
+/**
+ * Gives every select field its options from the simulator's schema (catalog.js): an enum field
+ * its enum's choices, the GPU the bundled profiles, a whole-number field (the ZeRO stage) each
+ * value within its bounds. `numeric` marks a field whose value is a number in the config.
+ */
+export function applySchema(catalog) {
+  for (const f of FIELDS) {
+    if (f.kind !== 'select') continue;
+    const spec = catalog.schema.config[f.section]?.fields?.[f.key] || {};
+    if (f.key === 'gpu') {
+      f.options = catalog.profiles.map((p) => [p.name, p.display_name || p.name]);
+    } else if (spec.enum) {
+      f.options = catalog.choices(spec.enum);
+    } else if (spec.type === 'integer' && Number.isInteger(spec.minimum) && Number.isInteger(spec.maximum)) {
+      f.numeric = true;
+      f.options = [];
+      for (let v = spec.minimum; v <= spec.maximum; v++) f.options.push([String(v), ZERO_STAGE_WORDS[v] ? `${v} (${ZERO_STAGE_WORDS[v]})` : String(v)]);
+    } else {
+      f.options = [];
+    }
+  }
+}
+
 export const FIELD_BY_POINTER = new Map(FIELDS.map((f) => [f.pointer, f]));
 export const FIELD_BY_KEY = new Map(FIELDS.map((f) => [f.key, f]));
 export const MODEL_KEYS = FIELDS.filter((f) => f.section === 'model').map((f) => f.key);
 
 /** The field an error pointer belongs to: /plan/tp, or the nearest field above a deeper pointer. */
 export function fieldForPointer(pointer) {
-  if (!pointer) return null;
-  let p = pointer;
-  while (p) {
-    const f = FIELD_BY_POINTER.get(p);
-    if (f) return f;
-    p = p.slice(0, p.lastIndexOf('/'));
-  }
-  return null;
+  return nearestField(pointer, FIELD_BY_POINTER);
 }
 
 /** How field `pointer` is named inside a sentence: "hidden size", "tp". */

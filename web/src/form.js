@@ -1,5 +1,6 @@
 // What every form of the page shares: building elements, an input with its label, unit, help and
 // error line, and showing the simulator's errors beside the fields their JSON pointers name.
+import { parseNumber } from './format.js';
 import { termButton } from './glossary.js';
 
 /** document.createElement with attributes (`text`, `class`, `on…` listeners) and children. */
@@ -119,4 +120,37 @@ export function markFieldErrors({ fields, errors, lookup, message, box }) {
 /** The simulator's errors ([{code, pointer, message}]) from a call that failed, or the failure as one. */
 export function errorList(e) {
   return e.errors || [{ code: 'internal', pointer: '', message: String(e.message || e) }];
+}
+
+/**
+ * The number typed into field `f` (text; a leading $ is allowed), or null with its error pushed
+ * onto `errors` ({code, pointer, message}, the message after `lead`): none typed (left out where
+ * f.optional), not a number, or with `int` not a whole number.
+ */
+export function typedNumber(f, text, { int = false, errors, lead = '' }) {
+  const raw = String(text ?? '').trim().replace(/^\$/, '');
+  if (raw === '' && f.optional) return null;
+  if (raw === '') {
+    errors.push({ code: 'missing', pointer: f.pointer, message: `${lead}enter a value` });
+    return null;
+  }
+  const v = parseNumber(raw);
+  if (v == null) errors.push({ code: 'type', pointer: f.pointer, message: `${lead}enter a number` });
+  else if (int && !Number.isInteger(v)) errors.push({ code: 'type', pointer: f.pointer, message: `${lead}enter a whole number` });
+  else return v;
+  return null;
+}
+
+/**
+ * The field an error pointer belongs to: the pointer's in `byPointer` (a Map), or the nearest
+ * above it, among those `shown(f)` says are on screen; null when none is.
+ */
+export function nearestField(pointer, byPointer, shown = () => true) {
+  let p = pointer || '';
+  while (p) {
+    const f = byPointer.get(p);
+    if (f && shown(f)) return f;
+    p = p.slice(0, p.lastIndexOf('/'));
+  }
+  return null;
 }

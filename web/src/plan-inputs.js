@@ -8,7 +8,7 @@
 //   {reason: 'example', name} an example was loaded
 //   {reason: 'replaced'}      a whole config was put in (replace())
 // set() changes values silently, for a caller that simulates them itself.
-import { FIELDS, SECTIONS, MODEL_KEYS, FIELD_BY_KEY, fieldForPointer, fieldMessage, shortName } from './fields.js';
+import { FIELDS, SECTIONS, MODEL_KEYS, FIELD_BY_KEY, applySchema, fieldForPointer, fieldMessage, shortName } from './fields.js';
 import * as fmt from './format.js';
 import { h, fieldElement, markFieldErrors, noteField, whyField } from './form.js';
 import { pricePresets } from './prices.js';
@@ -52,7 +52,7 @@ export function configOf(values, preset) {
       continue;
     }
     if (f.kind === 'select') {
-      out[f.key] = f.key === 'zero_stage' ? Number(raw) : raw;
+      out[f.key] = f.numeric ? Number(raw) : raw;
       continue;
     }
     if (raw === '') {
@@ -134,12 +134,11 @@ export function createPlanInputs({ catalog, fields, errorBox, examples }) {
   }
 
   function updatePlaceholders() {
-    const profile = catalog.profile(values.gpu);
-    const hw = profile ? profile.hardware : null;
+    const gpu = catalog.profile(values.gpu);
     const intra = $('f-cluster-intra_node_GBps');
     const inter = $('f-cluster-inter_node_Gbps');
-    if (intra) intra.placeholder = hw ? `${hw.intra_node_GBps} (GPU default)` : '';
-    if (inter) inter.placeholder = hw ? `${hw.inter_node_Gbps} (GPU default)` : '';
+    if (intra) intra.placeholder = gpu ? `${gpu.intra_node_GBps} (GPU default)` : '';
+    if (inter) inter.placeholder = gpu ? `${gpu.inter_node_Gbps} (GPU default)` : '';
   }
 
   function renderForm() {
@@ -175,8 +174,6 @@ export function createPlanInputs({ catalog, fields, errorBox, examples }) {
       }
       fields.append(fs);
     }
-    const gpu = $('f-cluster-gpu');
-    for (const p of catalog.profiles) gpu.append(h('option', { value: p.name, text: p.display_name || p.name }));
     fields.addEventListener('input', onFieldEdit);
     fields.addEventListener('change', onFieldEdit);
     // Published prices for the GPU, beside the price.
@@ -283,6 +280,7 @@ export function createPlanInputs({ catalog, fields, errorBox, examples }) {
     }
   }
 
+  applySchema(catalog);
   renderForm();
   renderExamples();
 

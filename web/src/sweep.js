@@ -1,5 +1,7 @@
-// What the views that run in the sweep worker share (Explore and Compute-optimal): the Run button,
-// progress bar, Cancel and status line of their runs, and table rows that open a plan.
+// What the views that run in the sweep worker share (Explore, Compute-optimal, Cluster): the Run
+// button, progress bar, Cancel and status line of their runs, the runs of a view with inputs of
+// its own, and table rows that open a plan.
+import { errorList } from './form.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -91,4 +93,105 @@ export function openableRow(row, title, open) {
   row.addEventListener('keydown', (e) => {
     if (e.key === 'Enter') open();
   });
+}
+
+/**
+ * The runs of a view with inputs of its own (Compute-optimal, Cluster), by its `id`: its controls
+ * (runControls), its result (#<id>-result) and body's data-<id> (running, done, stopped, invalid).
+ * An edit schedules a run after a pause; inputs that are not numbers yet mark the last result
+ * stale instead; a run's errors go beside their fields. `view` ({shown, stale, seq, timer, result,
+ * request}) is the view's state, kept here.
+ *   form          {request() -> {request, errors}, showErrors(errors), lookup(pointer)}
+ *   call(request, {signal, onProgress})   the simulator's call
+ *   starting      the status line while a run goes
+ *   invalid(errors)   the status line for inputs to fix
+ *   failed(errors)    the status line for errors no field owns
+ *   noun          what a run gives, in "The answer below is for the last valid inputs."
+ *   stale(text)   optional: hears the inputs to fix (text), e.g. for the summary bar
+ *   mapErrors(errors) optional: the simulator's errors as the view shows them
+ *   done(result, request, ms, seq)   shows a result; returns the status line
+ */
+export function formRuns(id, { view, form, call, starting, invalid, failed, noun, stale = () => {}, mapErrors = (e) => e, done }) {
+  const controls = runControls(id, run);
+  const state = (s) => {
+    document.body.dataset[id] = s;
+  };
+
+  function markStale(text) {
+    $(`${id}-result`).classList.toggle('stale', Boolean(view.result));
+    controls.setStatus(view.result ? `${text} The ${noun} below is for the last valid inputs.` : text, true);
+    stale(text);
+    state('invalid');
+  }
+
+  // The request of the inputs, or null when some are not numbers yet (shown beside them).
+  function checked() {
+    const { request, errors } = form.request();
+    if (!errors.length) return request;
+    form.showErrors(errors);
+    markStale(invalid(errors));
+    return null;
+  }
+
+  function schedule(delay) {
+    clearTimeout(view.timer);
+    view.stale = true;
+    if (!checked()) {
+      controls.abort();
+      return;
+    }
+    form.showErrors([]);
+    if (view.shown) view.timer = setTimeout(run, delay);
+  }
+
+  async function run() {
+    clearTimeout(view.timer);
+    controls.abort();
+    const request = checked();
+    if (!request) return false;
+    view.stale = false;
+    const seq = ++view.seq;
+    const controller = controls.start(starting);
+    state('running');
+    const t0 = performance.now();
+    try {
+      const result = await call(request, { signal: controller.signal, onProgress: controls.setProgress });
+      if (!controls.current(controller)) return false;
+      controls.setProgress(1);
+      form.showErrors([]);
+      const ms = performance.now() - t0;
+      view.result = result;
+      view.request = request;
+      controls.setStatus(done(result, request, ms, seq));
+      state('done');
+      return true;
+    } catch (e) {
+      if (!controls.current(controller)) return false;
+      if (e.code === 'cancelled') {
+        controls.setStatus('Cancelled.');
+        view.stale = true;
+        state('stopped');
+        return false;
+      }
+      const errs = mapErrors(errorList(e));
+      form.showErrors(errs);
+      const placed = errs.filter((x) => form.lookup(x.pointer));
+      markStale(placed.length ? invalid(errs) : failed(errs));
+      return false;
+    } finally {
+      controls.finish(controller);
+    }
+  }
+
+  return {
+    controls,
+    schedule,
+    run,
+    /** The view became visible: runs when the inputs changed since the last result; whether it did not need to. */
+    showFresh() {
+      if (!view.stale || controls.running) return true;
+      if (checked()) run();
+      return false;
+    },
+  };
 }

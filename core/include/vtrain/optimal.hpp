@@ -112,6 +112,7 @@ struct OptimalResult {
   OptimalAnswer flop_only_nearest;
   double flop_only_days = 0;       // D* tokens at the nearest candidate's speed (days)
   double flop_only_cost_usd = 0;   // (USD)
+  double flop_only_gpu_hours = 0;  // that cost at the cluster's price (GPU-hours)
   double flop_only_mfu = 0;        // of the nearest candidate's plan (fraction)
   int achievable = -1;             // the best candidate within the budget (-1: none)
   OptimalAnswer achievable_answer; // its answer (candidate -1: none)

@@ -105,6 +105,7 @@ json to_json(const OptimalResult& r) {
     flop_only["nearest_candidate"] = answer_json(r, r.flop_only_nearest);
     flop_only["training_days"] = r.flop_only_days;
     flop_only["cost_usd"] = r.flop_only_cost_usd;
+    flop_only["gpu_hours"] = r.flop_only_gpu_hours;
     flop_only["mfu"] = r.flop_only_mfu;
   }
   j["flop_only"] = flop_only;

@@ -171,11 +171,23 @@ json optimal_request() {
   return request;
 }
 
+// How a sentence names a GPU: its display name without the vendor ("A100 SXM4 80GB"), or its
+// name when it has no display name.
+std::string gpu_label(const Profile& p) {
+  if (p.display_name.empty()) return p.name;
+  for (const char* vendor : {"NVIDIA ", "AMD ", "Intel ", "Google "}) {
+    const std::string v = vendor;
+    if (p.display_name.size() > v.size() && p.display_name.compare(0, v.size(), v) == 0) return p.display_name.substr(v.size());
+  }
+  return p.display_name;
+}
+
 json registries() {
   json gpus = json::array();
   for (const Profile& p : bundled_profiles())
     gpus.push_back({{"name", p.name},
                     {"display_name", p.display_name},
+                    {"label", gpu_label(p)},
                     {"peak_fp16_tflops", p.peak_fp16_tflops},
                     {"hbm_GiB", p.hbm_GiB},
                     {"hbm_GBps", p.hbm_GBps},

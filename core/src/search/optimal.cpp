@@ -492,6 +492,7 @@ void fill_answers(OptimalResult& res) {
         answer(res, res.flop_only_candidate, res.flop_only.tokens * res.flop_only.params / c.params);
     res.flop_only_days = res.flop_only.tokens / c.tokens_per_s / 86400.0;
     res.flop_only_cost_usd = res.flop_only.tokens * c.usd_per_token;
+    res.flop_only_gpu_hours = res.flop_only_cost_usd / std::max(1e-300, q.cluster.price_per_gpu_hour_usd);
     res.flop_only_mfu = c.plan.mfu;
   }
   const auto tokens_of = [&](int i) {

@@ -4,7 +4,7 @@
 // numbers.
 import * as fmt from '../format.js';
 import { GENERATOR_MIXES, SCHEDULE_CASE } from '../choices.js';
-import { h, fieldElement, markFieldErrors } from '../form.js';
+import { h, fieldElement, markFieldErrors, nearestField, typedNumber } from '../form.js';
 import { SAMPLE_CSV, fileError, readJobFile } from './cluster-file.js';
 
 const SECTIONS = [
@@ -91,7 +91,7 @@ const DEFAULTS = {
   duration_max: '24',
   deadline_min: '0.5',
   deadline_max: '1.5',
-  gpu: 'a100-sxm4-80gb',
+  gpu: '', // the simulator's default GPU (its schema's /cluster/gpu)
   num_gpus: '1024',
   gpus_per_node: '8',
   price_per_gpu_hour_usd: '4.10',
@@ -125,7 +125,7 @@ const mixEntryText = (e) => `${e.model} on ${fmt.gpus(e.gpus)}`;
  */
 export function createClusterForm({ root, errorBox, catalog, onEdit }) {
   const $ = (id) => document.getElementById(id);
-  let values = { ...DEFAULTS };
+  let values = { ...DEFAULTS, gpu: catalog.schema.config.cluster.fields.gpu.default };
   let file = null; // {name, size, text, read: readJobFile's answer}
   let caseCluster = null; // the case study's cluster, once a result has told it
 
@@ -159,7 +159,7 @@ export function createClusterForm({ root, errorBox, catalog, onEdit }) {
 
   function render() {
     root.textContent = '';
-    const gpus = catalog.profiles.map((p) => [p.name, p.display_name || p.name]);
+    const gpus = catalog.profiles.map((p) => [p.name, p.display_name]);
     for (const section of SECTIONS) {
       const fs = h('fieldset', { id: `cluster-section-${section.id}` }, h('legend', { text: section.title }));
       const grid = h('div', { class: 'grid' });
@@ -222,31 +222,10 @@ export function createClusterForm({ root, errorBox, catalog, onEdit }) {
     onEdit(select);
   }
 
-  function numberOf(key, { int = false, errors }) {
-    const f = FIELD[key];
-    const raw = String(values[key] ?? '').trim().replace(/^\$/, '');
-    if (raw === '' && f.optional) return null;
-    if (raw === '') {
-      errors.push({ code: 'missing', pointer: f.pointer, message: 'enter a value' });
-      return null;
-    }
-    const v = fmt.parseNumber(raw);
-    if (v == null) errors.push({ code: 'type', pointer: f.pointer, message: 'enter a number' });
-    else if (int && !Number.isInteger(v)) errors.push({ code: 'type', pointer: f.pointer, message: 'enter a whole number' });
-    else return v;
-    return null;
-  }
+  const numberOf = (key, { int = false, errors }) => typedNumber(FIELD[key], values[key], { int, errors });
 
   // The field an error pointer belongs to, if it is shown: the pointer's, or the nearest above it.
-  function lookup(pointer) {
-    let p = pointer || '';
-    while (p) {
-      const f = FIELD_BY_POINTER.get(p);
-      if (f && visible(f)) return f;
-      p = p.slice(0, p.lastIndexOf('/'));
-    }
-    return null;
-  }
+  const lookup = (pointer) => nearestField(pointer, FIELD_BY_POINTER, visible);
 
   // An error as shown beside its field: a job file's in the file's lines and columns, a mix
   // entry's with the model it is about.

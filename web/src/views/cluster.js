@@ -7,8 +7,8 @@
 import './cluster.css';
 import * as fmt from '../format.js';
 import { GENERATOR_MIXES, POLICY_NOTES, SCHEDULE_CASE } from '../choices.js';
-import { h, errorList } from '../form.js';
-import { runControls } from '../sweep.js';
+import { h } from '../form.js';
+import { formRuns } from '../sweep.js';
 import { drawBars, drawGantt, drawUsage, policyColor } from './cluster-charts.js';
 import { LINK_KEYS, clusterMessage, createClusterForm } from './cluster-form.js';
 
@@ -120,15 +120,13 @@ function create(panel, { vtrain, catalog, changed, ownInputs }) {
     gantt: PAPER.policy, // the policy the Gantt chart shows
   };
 
-  const controls = runControls('cluster', run);
-  const { setProgress, setStatus } = controls;
   const form = createClusterForm({
     root: ownInputs.querySelector('#cluster-fields'),
     errorBox: ownInputs.querySelector('#cluster-form-error'),
     catalog,
     onEdit: (now) => {
       changed();
-      schedule(now ? 0 : 600);
+      runs.schedule(now ? 0 : 600);
     },
   });
   const ganttSelect = $('cluster-gantt-policy');
@@ -146,73 +144,21 @@ function create(panel, { vtrain, catalog, changed, ownInputs }) {
     return 'Fix the marked inputs to run the policies.';
   }
 
-  function schedule(delay) {
-    clearTimeout(view.timer);
-    view.stale = true;
-    const { errors } = form.request();
-    // Inputs that are not numbers, and a job file that is not JSON, are marked as they are given;
-    // the simulator checks the rest.
-    if (errors.length) {
-      form.showErrors(errors);
-      markStale(invalidText(errors));
-      controls.abort();
-      return;
-    }
-    form.showErrors([]);
-    if (view.shown) view.timer = setTimeout(run, delay);
-  }
-
-  function markStale(text) {
-    $('cluster-result').classList.toggle('stale', Boolean(view.result));
-    setStatus(view.result ? `${text} The result below is for the last valid inputs.` : text, true);
-    document.body.dataset.cluster = 'invalid';
-  }
-
-  async function run() {
-    clearTimeout(view.timer);
-    controls.abort();
-    const { request, errors } = form.request();
-    if (errors.length) {
-      form.showErrors(errors);
-      markStale(invalidText(errors));
-      return false;
-    }
-    view.stale = false;
-    const seq = ++view.seq;
-    const controller = controls.start('Finding each job’s best plan at every GPU count, then running every policy…');
-    document.body.dataset.cluster = 'running';
-    const t0 = performance.now();
-    try {
-      const result = await vtrain.schedule(request, { signal: controller.signal, onProgress: setProgress });
-      if (!controls.current(controller)) return false;
-      setProgress(1);
-      form.showErrors([]);
-      const ms = performance.now() - t0;
-      view.result = result;
-      view.request = request;
+  const runs = formRuns('cluster', {
+    view,
+    form,
+    call: (request, opts) => vtrain.schedule(request, opts),
+    starting: 'Finding each job’s best plan at every GPU count, then running every policy…',
+    invalid: invalidText,
+    failed: (errs) => `The run failed: ${errs.map(clusterMessage).join(' ')}`,
+    noun: 'result',
+    done: (result, request, ms, seq) => {
       render(result, seq);
       const s = result.stats;
       const swept = s.swept ? `${s.swept} of ${s.shapes} job shapes swept (${s.plans_simulated.toLocaleString('en-US')} plans)` : `the curves of its ${s.shapes} job shapes from the last run`;
-      setStatus(`${result.policies.length} policies on ${result.workload.jobs.length} jobs in ${(ms / 1000).toFixed(1)} s: ${swept}, then ${result.policies.reduce((a, p) => a + p.events, 0).toLocaleString('en-US')} scheduling events.`);
-      document.body.dataset.cluster = 'done';
-      return true;
-    } catch (e) {
-      if (!controls.current(controller)) return false;
-      if (e.code === 'cancelled') {
-        setStatus('Cancelled.');
-        view.stale = true;
-        document.body.dataset.cluster = 'stopped';
-        return false;
-      }
-      const errs = errorList(e);
-      form.showErrors(errs);
-      const placed = errs.filter((x) => form.lookup(x.pointer));
-      markStale(placed.length ? invalidText(errs) : `The run failed: ${errs.map(clusterMessage).join(' ')}`);
-      return false;
-    } finally {
-      controls.finish(controller);
-    }
-  }
+      return `${result.policies.length} policies on ${result.workload.jobs.length} jobs in ${(ms / 1000).toFixed(1)} s: ${swept}, then ${result.policies.reduce((a, p) => a + p.events, 0).toLocaleString('en-US')} scheduling events.`;
+    },
+  });
 
   // ---------------------------------------------------------------- the result
 
@@ -353,17 +299,7 @@ function create(panel, { vtrain, catalog, changed, ownInputs }) {
     show() {
       view.shown = true;
       form.show();
-      if (view.stale && !controls.running) {
-        const { errors } = form.request();
-        if (errors.length) {
-          form.showErrors(errors);
-          markStale(invalidText(errors));
-        } else {
-          run();
-        }
-      } else if (view.result) {
-        drawCharts(view.seq);
-      }
+      if (runs.showFresh() && view.result) drawCharts(view.seq);
     },
     hide() {
       view.shown = false;

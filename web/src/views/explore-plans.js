@@ -7,9 +7,9 @@ export function samePlan(a, b) {
   return PLAN_KEYS.every((k) => a[k] === b[k]);
 }
 
-/** Whether the plan can run: timed, within GPU memory and within the GPU budget. */
+/** Whether the plan can run (timed, within GPU memory and within the GPU budget), as the simulator says. */
 export function feasible(p) {
-  return p.simulated && p.fits_in_memory && p.within_gpu_limit;
+  return p.feasible;
 }
 
 /** Its status in words, as the table's column shows it. */

@@ -2,7 +2,7 @@
 // with a progress bar and Cancel, then shows the best plans, training time against cost
 // (explore-charts.js) and a sortable table; any plan opens in the Plan view.
 import * as fmt from '../format.js';
-import { EXPLORE_CASES, OBJECTIVES } from '../choices.js';
+import { OBJECTIVES } from '../choices.js';
 import { fieldForPointer, fieldMessage } from '../fields.js';
 import { errorList, h } from '../form.js';
 import { termHtml } from '../glossary.js';
@@ -17,8 +17,9 @@ const MAX_ROWS = 1000; // table rows drawn at once; the rest are a sort away
 // whole space on 1,024 GPUs (255,894 plans, 20,291 fit) takes about 11 s in the page's worker,
 // 4 s of sweep and the rest moving its 90 MB result to the page; the CLI sweeps it in 1-1.5 s.
 const MAX_PLANS = 50000;
-// The objective a sweep has by default: a planner's choice, not an extreme.
-const DEFAULT_OBJECTIVE = Object.keys(OBJECTIVES)[0];
+// The objective a sweep has by default: a planner's choice, not an extreme (the simulator's own
+// default is the cheapest plan).
+const DEFAULT_OBJECTIVE = 'balanced';
 
 const option = (value, label) => `<option value="${value}">${label}</option>`;
 
@@ -33,7 +34,6 @@ const markup = `
         <select id="explore-space">
           ${option('grid', 'tp × pp × dp, the rest as in the plan')}
           ${option('all', 'every plan (also micro-batch, recomputation, SP, ZeRO, interleaving)')}
-          ${EXPLORE_CASES.map((c) => option(c.name, c.label)).join('')}
         </select>
       </div>
     </div>
@@ -45,9 +45,7 @@ const markup = `
     <div class="field select objective">
       <label for="explore-objective">Best plan</label>
       <div class="control">
-        <select id="explore-objective">
-          ${Object.entries(OBJECTIVES).map(([name, o]) => option(name, o.option)).join('')}
-        </select>
+        <select id="explore-objective"></select>
       </div>
     </div>
     <div class="field" id="explore-deadline-field" hidden>
@@ -98,7 +96,7 @@ const COLUMNS = [
   { key: 'cost_usd', label: 'Cost', value: (p) => fmt.usd(p.cost_usd) },
   { key: 'mfu', label: 'MFU', value: (p) => fmt.percent(p.mfu) },
   { key: 'memory_GiB', label: 'Memory / GPU', value: (p) => fmt.gib(p.memory_GiB) },
-  { key: 'status', label: 'Status', value: planStatus, sort: (p) => [p.pareto ? 0 : p.simulated && p.fits_in_memory && p.within_gpu_limit ? 1 : 2, p.training_days] },
+  { key: 'status', label: 'Status', value: planStatus, sort: (p) => [p.pareto ? 0 : feasible(p) ? 1 : 2, p.training_days] },
 ];
 
 /** "the cheapest within 30 days: tp 8 · pp 21 · dp 8 …", for the status line. */
@@ -152,7 +150,16 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
   const deadlineInput = $('explore-deadline');
   const deadlineErr = $('explore-deadline-err');
 
-  const knownCase = () => EXPLORE_CASES.find((c) => c.name === view.space);
+  // The simulator's explore cases and objectives (its schema), in the page's words where it has some.
+  const cases = catalog.exploreCases;
+  for (const c of cases) spaceSelect.append(h('option', { value: c.name, text: c.label }));
+  const objectives = catalog.choices('objective');
+  if (!objectives.some(([name]) => name === DEFAULT_OBJECTIVE)) view.objective = objectives[0]?.[0];
+  const defaultObjective = view.objective;
+  for (const [name, label] of [...objectives].sort(([a], [b]) => (b === defaultObjective) - (a === defaultObjective))) {
+    objectiveSelect.append(h('option', { value: name, text: OBJECTIVES[name]?.option || label }));
+  }
+  const knownCase = () => cases.find((c) => c.name === view.space);
 
   function budget() {
     const text = String(view.budget || inputs.values.num_gpus || '').trim();
@@ -525,7 +532,7 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
       if (view.space !== 'grid') out.push(['space', view.space]);
       if (view.budget) out.push(['budget', view.budget]);
       if (view.unfit) out.push(['unfit', '1']);
-      if (view.objective !== DEFAULT_OBJECTIVE) out.push(['objective', view.objective]);
+      if (view.objective !== defaultObjective) out.push(['objective', view.objective]);
       if (view.objective === 'deadline' && view.deadline) out.push(['deadline', view.deadline]);
       return out;
     },
@@ -533,12 +540,12 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
     applyState(query) {
       const ignored = [];
       const space = query.get('space');
-      if (space && (space === 'grid' || space === 'all' || EXPLORE_CASES.some((c) => c.name === space))) view.space = space;
+      if (space && (space === 'grid' || space === 'all' || cases.some((c) => c.name === space))) view.space = space;
       else if (space) ignored.push(['space', space]);
       if (query.get('budget') != null) view.budget = query.get('budget');
       if (query.has('unfit')) view.unfit = query.get('unfit') === '1';
       const objective = query.get('objective');
-      if (objective && Object.hasOwn(OBJECTIVES, objective)) view.objective = objective;
+      if (objective && objectives.some(([name]) => name === objective)) view.objective = objective;
       else if (objective) ignored.push(['objective', objective]);
       const deadline = query.get('deadline');
       if (deadline != null && deadline !== '') view.deadline = deadline;

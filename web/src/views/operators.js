@@ -12,11 +12,8 @@ const PHASES = [
   { key: 'backward_s', label: 'backward', color: color('backward') },
 ];
 
-// Whether every pipeline stage holds the same number of layers.
-const even = (r) => r.config.model.layers % (r.config.plan.pp * r.config.plan.virtual_stages) === 0;
-
 const BLOCKS = [
-  { key: 'layer', title: (r) => `Each transformer layer (${even(r) ? '' : 'up to '}${r.details.layers_per_stage} on each stage)` },
+  { key: 'layer', title: (r) => `Each transformer layer (${r.details.even_stages ? '' : 'up to '}${r.details.layers_per_stage} on each stage)` },
   { key: 'head', title: () => 'Output head (last stage)' },
   { key: 'embedding', title: () => 'Embedding (first stage)' },
 ];

@@ -31,11 +31,6 @@ function xAxis(el, curve) {
   };
 }
 
-// The loss at `tokens` from the fit the answer used.
-function lossAt(s, n, d) {
-  return s.E + s.A / n ** s.alpha + s.B / d ** s.beta;
-}
-
 // An answer: a star labelled with its size; the two share one legend entry.
 function star(first, x, y, color, hover, label, below, t) {
   return {
@@ -103,13 +98,13 @@ function lossChart(el, r, t) {
     });
     traces.push({
       type: 'scatter', mode: 'lines+markers', name: `${fmt.asGiven(k)} tokens per parameter (the rule)`, x: px,
-      y: curve.map((c) => orNull(lossAt(s, c.params, k * c.params))),
+      y: curve.map((c) => orNull(c.loss_at_ratio)),
       line: { color: COLORS.achievable, width: 2 },
       marker: {
         color: curve.map((c) => (c.within_budget_at_ratio ? COLORS.achievable : t.panel)), size: 8,
         line: { color: COLORS.achievable, width: 1.5 },
       },
-      text: curve.map((c) => `${fmt.count(c.params)} parameters on ${fmt.count(k * c.params)} tokens: ${c.has_plan ? `${fmt.days(c.days_at_ratio)}, ${c.within_budget_at_ratio ? 'within' : 'over'} the budget` : 'no plan fits'}`),
+      text: curve.map((c) => `${fmt.count(c.params)} parameters on ${fmt.count(c.tokens_at_ratio)} tokens: ${c.has_plan ? `${fmt.days(c.days_at_ratio)}, ${c.within_budget_at_ratio ? 'within' : 'over'} the budget` : 'no plan fits'}`),
       hovertemplate: '%{text}<extra></extra>',
     });
     if (rule.lowest && r.achievable && rule.lowest.loss < r.achievable.loss - 5e-5) {
@@ -174,12 +169,8 @@ function daysChart(el, r, t) {
   let ratioY = [];
   if (ratio) {
     const k = s.tokens_per_param;
-    // Cost at the ratio: the cost per token of the size's plan times its token count.
-    ratioY = curve.map((c) => {
-      if (!c.has_plan) return null;
-      if (!money) return orNull(c.days_at_ratio);
-      return finite(c.cost_achievable_usd) && c.tokens_achievable > 0 ? orNull((c.cost_achievable_usd * c.tokens_at_ratio) / c.tokens_achievable) : null;
-    });
+    // The days, or the cost, of the ratio's tokens at the size's plan.
+    ratioY = curve.map((c) => (c.has_plan ? orNull(money ? c.cost_at_ratio_usd : c.days_at_ratio) : null));
     traces.push({
       type: 'scatter', mode: 'lines+markers', name: `${fmt.asGiven(k)} tokens per parameter`, x: px, y: ratioY,
       line: { color: COLORS.achievable, width: 2 },

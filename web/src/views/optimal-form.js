@@ -2,8 +2,8 @@
 // and the scaling law, with the simulator's presets as buttons above them. Values stay the text
 // the user typed; request() turns them into an optimal request, or says which are not numbers.
 import * as fmt from '../format.js';
-import { BUDGETS, BUDGET_KINDS, DEFAULT_FIT, FAMILIES, PLAN_RULES, SCALING_FITS } from '../choices.js';
-import { h, fieldElement, markFieldErrors } from '../form.js';
+import { BUDGETS, PLAN_RULES } from '../choices.js';
+import { h, fieldElement, markFieldErrors, nearestField, typedNumber } from '../form.js';
 import { pricePresets } from '../prices.js';
 
 const SECTIONS = [
@@ -14,9 +14,13 @@ const SECTIONS = [
 ];
 
 // Every input; `pointer` is how the simulator names it in errors, `when` the scaling choice that
-// shows it, `money` whether only a budget in money shows it.
+// shows it, `money` whether only a budget in money shows it. The choices of the budget's kind, the
+// GPU, the family and the fits are the simulator's (its schema), given when the form is made.
+// The choices of the scaling law beside its fits, and the words of each.
+const SCALING_RULES = [['ratio', 'fixed tokens per parameter'], ['custom', 'custom fit: E, A, B, α, β']];
+
 const FIELDS = [
-  { section: 'budget', key: 'budget_kind', label: 'Budget in', kind: 'select', wide: true, options: BUDGET_KINDS.map((k) => [k, BUDGETS[k].label]) },
+  { section: 'budget', key: 'budget_kind', label: 'Budget in', kind: 'select', wide: true },
   { section: 'budget', key: 'budget', pointer: '/budget', label: 'Amount', kind: 'number', wide: true, unit: 'days', help: BUDGETS.days.help },
   {
     section: 'budget', key: 'deadline_days', pointer: '/budget/days', label: 'Within', kind: 'number', wide: true, unit: 'days',
@@ -32,14 +36,13 @@ const FIELDS = [
   { section: 'cluster', key: 'price_per_gpu_hour_usd', pointer: '/cluster/price_per_gpu_hour_usd', label: 'Price per GPU-hour', kind: 'number', unit: 'USD', wide: true },
   { section: 'training', key: 'seq_len', pointer: '/seq_len', label: 'Sequence length', kind: 'int', unit: 'tokens' },
   { section: 'training', key: 'global_batch', pointer: '/global_batch', label: 'Global batch', kind: 'int', unit: 'sequences' },
-  { section: 'training', key: 'family', pointer: '/family', label: 'Model family', kind: 'select', wide: true, options: FAMILIES },
+  { section: 'training', key: 'family', pointer: '/family', label: 'Model family', kind: 'select', wide: true },
   {
     section: 'scaling', key: 'scaling', pointer: '/scaling', label: 'Loss and token count from', kind: 'select', wide: true,
-    options: [...SCALING_FITS.map((f) => [f.name, f.label]), ['ratio', 'fixed tokens per parameter'], ['custom', 'custom fit: E, A, B, α, β']],
     help: 'loss L(N, D) = E + A/N^α + B/D^β for N parameters trained on D tokens',
   },
   { section: 'scaling', key: 'tokens_per_param', pointer: '/scaling/tokens_per_param', label: 'Tokens per parameter', kind: 'number', when: 'ratio' },
-  { section: 'scaling', key: 'loss_fit', pointer: '/scaling/loss_fit', label: 'Losses from', kind: 'select', options: SCALING_FITS.map((f) => [f.name, f.short]), when: 'ratio' },
+  { section: 'scaling', key: 'loss_fit', pointer: '/scaling/loss_fit', label: 'Losses from', kind: 'select', when: 'ratio' },
   { section: 'scaling', key: 'E', pointer: '/scaling/E', label: 'E', kind: 'number', when: 'custom' },
   { section: 'scaling', key: 'A', pointer: '/scaling/A', label: 'A', kind: 'number', when: 'custom' },
   { section: 'scaling', key: 'B', pointer: '/scaling/B', label: 'B', kind: 'number', when: 'custom' },
@@ -74,13 +77,19 @@ export function optimalMessage(e) {
 const isMoney = (kind) => kind === 'usd' || kind === 'gpu_hours';
 const finite = (x) => typeof x === 'number' && Number.isFinite(x);
 
-/** The form's values (text) from a request, e.g. a preset's. */
-function valuesFromRequest(req) {
+/**
+ * The budget's kinds the page offers: the simulator's amounts (the schema's /budget fields) that
+ * the page has words for (choices.js).
+ */
+export const budgetKinds = (schema) => schema.optimal.budget.order.filter((k) => Object.hasOwn(BUDGETS, k));
+
+/** The form's values (text) from a request, e.g. a preset's; `kinds` and `defaultFit` are the schema's. */
+function valuesFromRequest(req, kinds, defaultFit) {
   const v = {};
   const b = req.budget || {};
   // Days beside dollars or GPU-hours are their deadline.
   const money = ['usd', 'gpu_hours'].find((k) => b[k] != null);
-  const kind = money || BUDGET_KINDS.find((k) => b[k] != null) || (b.gpu_days != null ? 'gpu_hours' : 'days');
+  const kind = money || kinds.find((k) => b[k] != null) || (b.gpu_days != null ? 'gpu_hours' : 'days');
   v.budget_kind = kind;
   v.budget = fmt.fieldValue(kind === 'gpu_hours' && b.gpu_hours == null && b.gpu_days != null ? b.gpu_days * 24 : b[kind]);
   v.deadline_days = money && b.days != null ? fmt.fieldValue(b.days) : '';
@@ -88,13 +97,13 @@ function valuesFromRequest(req) {
   for (const k of ['gpu', 'num_gpus', 'gpus_per_node', 'price_per_gpu_hour_usd']) if (c[k] != null) v[k] = fmt.fieldValue(c[k]);
   for (const k of ['seq_len', 'global_batch', 'family']) if (req[k] != null) v[k] = fmt.fieldValue(req[k]);
   v.objective = req.explore?.objective || PLAN_RULES[0][0];
-  const s = req.scaling ?? DEFAULT_FIT;
+  const s = req.scaling ?? defaultFit;
   if (typeof s === 'string') {
     v.scaling = s;
   } else if (s.tokens_per_param != null) {
     v.scaling = 'ratio';
     v.tokens_per_param = fmt.fieldValue(s.tokens_per_param);
-    v.loss_fit = s.loss_fit || DEFAULT_FIT;
+    v.loss_fit = s.loss_fit || defaultFit;
   } else {
     v.scaling = 'custom';
     for (const k of CUSTOM_KEYS) if (s[k] != null) v[k] = fmt.fieldValue(s[k]);
@@ -107,19 +116,26 @@ function valuesFromRequest(req) {
  * of each edit (select: whether it was a choice, which is answered at once), `onPreset()` of a
  * preset loaded, and `lastScaling()` gives the last answer's fit, where a custom fit starts.
  */
-export function createOptimalForm({ root, errorBox, catalog, onEdit, onPreset, lastScaling }) {
+export function createOptimalForm({ root, errorBox, catalog, onEdit, onPreset, lastScaling, lastBudget }) {
   const $ = (id) => document.getElementById(id);
   const presets = catalog.optimalPresets;
-  let values = { loss_fit: DEFAULT_FIT, ...(presets.length ? valuesFromRequest(presets[0].request) : {}) };
+  const kinds = budgetKinds(catalog.schema);
+  const defaultFit = catalog.schema.optimal.scaling.fit.default;
+  const fromRequest = (req) => valuesFromRequest(req, kinds, defaultFit);
+  FIELD.budget_kind.options = kinds.map((k) => [k, BUDGETS[k].label]);
+  FIELD.gpu.options = catalog.profiles.map((p) => [p.name, p.display_name || p.name]);
+  FIELD.family.options = catalog.choices('family');
+  FIELD.scaling.options = [...catalog.fits.map((f) => [f.name, f.label]), ...SCALING_RULES];
+  FIELD.loss_fit.options = catalog.fits.map((f) => [f.name, f.label]);
+  let values = { loss_fit: defaultFit, ...(presets.length ? fromRequest(presets[0].request) : {}) };
   let prices = null; // the price presets beside the price (prices.js)
 
+  // "30 days on 3,360 A100s": the preset's budget and GPUs (the GPU by the first word of its label).
   function presetLabel(p) {
     const r = p.request;
-    const m = /^vTrain's (\w+) case study/i.exec(r.description || '');
     const gpu = catalog.profile(r.cluster?.gpu);
-    const gpuName = gpu ? catalog.gpuName(gpu.name).replace(/ SXM4.*$/, '') : 'GPUs';
-    const what = r.budget?.days != null ? `${r.budget.days} days on ${Number(r.cluster?.num_gpus).toLocaleString('en-US')} ${gpuName}s` : p.name;
-    return m ? `vTrain case study: ${what}` : what;
+    const gpuName = gpu ? `${catalog.gpuName(gpu.name).split(' ')[0]}s` : 'GPUs';
+    return r.budget?.days != null ? `${r.budget.days} days on ${Number(r.cluster?.num_gpus).toLocaleString('en-US')} ${gpuName}` : p.name;
   }
 
   function render() {
@@ -131,18 +147,17 @@ export function createOptimalForm({ root, errorBox, catalog, onEdit, onPreset, l
           type: 'button',
           class: 'preset',
           'data-optimal-preset': p.name,
-          title: p.request.description || p.name,
+          title: p.description || p.request.description || p.name,
           text: presetLabel(p),
           onclick: () => loadPreset(p.name),
         }));
       }
       root.append(box);
     }
-    const gpus = catalog.profiles.map((p) => [p.name, p.display_name || p.name]);
     for (const section of SECTIONS) {
       const fs = h('fieldset', { id: `optimal-section-${section.id}` }, h('legend', { text: section.title }));
       const grid = h('div', { class: 'grid' });
-      for (const f of FIELDS.filter((x) => x.section === section.id)) grid.append(fieldElement(f.key === 'gpu' ? { ...f, options: gpus } : f));
+      for (const f of FIELDS.filter((x) => x.section === section.id)) grid.append(fieldElement(f));
       fs.append(grid);
       root.append(fs);
     }
@@ -183,7 +198,7 @@ export function createOptimalForm({ root, errorBox, catalog, onEdit, onPreset, l
     amount.querySelector('.help').textContent = kind.help;
     for (const b of root.querySelectorAll('[data-optimal-preset]')) {
       const p = presets.find((x) => x.name === b.dataset.optimalPreset);
-      const want = valuesFromRequest(p.request);
+      const want = fromRequest(p.request);
       const same = Object.entries(want).every(([k, val]) => (values[k] ?? '') === val);
       b.setAttribute('aria-pressed', String(same));
     }
@@ -208,17 +223,20 @@ export function createOptimalForm({ root, errorBox, catalog, onEdit, onPreset, l
   }
 
   // The amount in another unit: the same GPU time on the cluster at its price and peak, so that
-  // switching "30 days" to dollars gives their cost, not $30. Blank where an input is missing.
+  // switching "30 days" to dollars gives their cost, not $30. The simulator converts: its last
+  // answer's budget in every unit (lastBudget(): {cluster, equivalent}) gives the rate while the
+  // cluster is the one it was for. Blank where there is none, or an input is missing.
   function convertBudget(from, to) {
     const amount = fmt.parseNumber(values.budget ?? '');
-    const gpus = fmt.parseNumber(values.num_gpus ?? '');
-    const price = fmt.parseNumber(values.price_per_gpu_hour_usd ?? '');
-    const profile = catalog.profile(values.gpu);
-    const peak = profile && profile.hardware ? profile.hardware.peak_fp16_tflops * 1e12 : null;
-    const perHour = { days: gpus ? 1 / (24 * gpus) : null, usd: price, gpu_hours: 1, flops: peak ? peak * 3600 : null };
     if (from === to || amount == null || !(amount > 0)) return values.budget;
-    if (!(perHour[from] > 0) || !(perHour[to] > 0)) return '';
-    const converted = (amount / perHour[from]) * perHour[to];
+    const last = lastBudget();
+    const same = last && ['gpu', 'num_gpus', 'price_per_gpu_hour_usd'].every((k) => {
+      const typed = k === 'gpu' ? values.gpu : fmt.parseNumber(String(values[k] ?? '').replace(/^\$/, ''));
+      return typed === last.cluster[k];
+    });
+    const rate = same ? last.equivalent[to] / last.equivalent[from] : NaN;
+    if (!(rate > 0) || !Number.isFinite(rate)) return '';
+    const converted = amount * rate;
     if (to === 'flops') return converted.toExponential(2).replace('e+', 'e');
     for (const [unit, suffix] of [[1e12, 'T'], [1e9, 'B'], [1e6, 'M']]) {
       if (converted >= unit) return `${Number((converted / unit).toPrecision(3))}${suffix}`;
@@ -229,36 +247,15 @@ export function createOptimalForm({ root, errorBox, catalog, onEdit, onPreset, l
   function loadPreset(name) {
     const p = presets.find((x) => x.name === name);
     if (!p) return;
-    values = { ...values, ...valuesFromRequest(p.request) };
+    values = { ...values, ...fromRequest(p.request) };
     show();
     onPreset();
   }
 
-  function numberOf(key, { int = false, errors }) {
-    const f = FIELD[key];
-    const raw = String(values[key] ?? '').trim().replace(/^\$/, '');
-    if (raw === '' && f.optional) return null;
-    if (raw === '') {
-      errors.push({ code: 'missing', pointer: f.pointer, message: `${f.pointer}: enter a value` });
-      return null;
-    }
-    const v = fmt.parseNumber(raw);
-    if (v == null) errors.push({ code: 'type', pointer: f.pointer, message: `${f.pointer}: enter a number` });
-    else if (int && !Number.isInteger(v)) errors.push({ code: 'type', pointer: f.pointer, message: `${f.pointer}: enter a whole number` });
-    else return v;
-    return null;
-  }
+  const numberOf = (key, { int = false, errors }) => typedNumber(FIELD[key], values[key], { int, errors, lead: `${FIELD[key].pointer}: ` });
 
   // The field an error pointer belongs to, if it is shown: the pointer's, or the nearest above it.
-  function lookup(pointer) {
-    let p = pointer || '';
-    while (p) {
-      const f = FIELD_BY_POINTER.get(p);
-      if (f && !(f.when && values.scaling !== f.when) && !(f.money && !isMoney(values.budget_kind))) return f;
-      p = p.slice(0, p.lastIndexOf('/'));
-    }
-    return null;
-  }
+  const lookup = (pointer) => nearestField(pointer, FIELD_BY_POINTER, (f) => !(f.when && values.scaling !== f.when) && !(f.money && !isMoney(values.budget_kind)));
 
   render();
 
@@ -267,12 +264,14 @@ export function createOptimalForm({ root, errorBox, catalog, onEdit, onPreset, l
     get values() {
       return values;
     },
+    /** The budget's kinds it offers (budgetKinds). */
+    kinds,
     lookup,
     /** The request the inputs describe, and the inputs that are not numbers yet: {request, errors}. */
     request() {
       const v = values;
       const errors = [];
-      const kind = BUDGET_KINDS.includes(v.budget_kind) ? v.budget_kind : 'days';
+      const kind = kinds.includes(v.budget_kind) ? v.budget_kind : 'days';
       const amount = numberOf('budget', { errors });
       const deadline = isMoney(kind) ? numberOf('deadline_days', { errors }) : null;
       const req = {
@@ -285,17 +284,17 @@ export function createOptimalForm({ root, errorBox, catalog, onEdit, onPreset, l
         },
         seq_len: numberOf('seq_len', { int: true, errors }),
         global_batch: numberOf('global_batch', { int: true, errors }),
-        family: v.family || 'gpt',
+        family: v.family || catalog.schema.optimal.fields.family.default,
       };
       // A money budget's plan per size: the page's default is balanced, not the cheapest plan of
       // all, which often trains on a few GPUs for years.
       if (isMoney(kind)) req.explore = { objective: v.objective || PLAN_RULES[0][0] };
       if (v.scaling === 'ratio') {
-        req.scaling = { tokens_per_param: numberOf('tokens_per_param', { errors }), loss_fit: v.loss_fit || DEFAULT_FIT };
+        req.scaling = { tokens_per_param: numberOf('tokens_per_param', { errors }), loss_fit: v.loss_fit || defaultFit };
       } else if (v.scaling === 'custom') {
         req.scaling = Object.fromEntries(CUSTOM_KEYS.map((k) => [k, numberOf(k, { errors })]));
       } else {
-        req.scaling = v.scaling || DEFAULT_FIT;
+        req.scaling = v.scaling || defaultFit;
       }
       return { request: req, errors };
     },

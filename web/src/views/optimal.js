@@ -4,10 +4,10 @@
 // (GPUs at peak) and the best model the simulated plans really train within the budget, then
 // iso-budget charts of loss and of training days or cost (optimal-charts.js).
 import * as fmt from '../format.js';
-import { BUDGET_KINDS, PLAN_RULES, SCALING_FITS } from '../choices.js';
-import { h, errorList } from '../form.js';
+import { PLAN_RULES } from '../choices.js';
+import { h } from '../form.js';
 import { termButton } from '../glossary.js';
-import { openableRow, runControls } from '../sweep.js';
+import { formRuns, openableRow } from '../sweep.js';
 import { drawDays, drawLoss, lossRule } from './optimal-charts.js';
 import { CUSTOM_KEYS, LINK_KEYS, createOptimalForm, optimalMessage } from './optimal-form.js';
 
@@ -66,9 +66,9 @@ function powerOfTen(x) {
 
 const finite = (x) => typeof x === 'number' && Number.isFinite(x);
 const moneyBudget = (r) => r.budget.kind === 'money';
-const fitCited = (name) => SCALING_FITS.find((f) => f.name === name)?.cited;
 
-function scalingText(s) {
+function scalingText(s, catalog) {
+  const fitCited = (name) => catalog.fit(name)?.label;
   if (s.rule === 'tokens_per_param') return `${fmt.asGiven(s.tokens_per_param)} tokens per parameter, losses from ${fitCited(s.loss_fit) || s.loss_fit}`;
   if (s.fit && fitCited(s.fit)) return `the scaling law of ${fitCited(s.fit)}`;
   return `the fit E ${fmt.sig(s.E, 4)}, A ${fmt.sig(s.A, 4)}, B ${fmt.sig(s.B, 4)}, α ${fmt.sig(s.alpha, 3)}, β ${fmt.sig(s.beta, 3)}`;
@@ -100,95 +100,49 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs, summarize })
     timer: 0,
   };
 
-  const controls = runControls('optimal', run);
-  const { setProgress, setStatus } = controls;
   const form = createOptimalForm({
     root: ownInputs.querySelector('#optimal-fields'),
     errorBox: ownInputs.querySelector('#optimal-form-error'),
     catalog,
     onEdit: (select) => {
       changed();
-      schedule(select ? 0 : 600);
+      runs.schedule(select ? 0 : 600);
     },
     onPreset: () => {
       changed();
-      run();
+      runs.run();
     },
     lastScaling: () => view.result && view.result.scaling,
+    lastBudget: () => view.result && { cluster: view.request.cluster, equivalent: view.result.budget.equivalent },
   });
+  const kinds = form.kinds;
 
   // ---------------------------------------------------------------- running
 
-  function schedule(delay) {
-    clearTimeout(view.timer);
-    view.stale = true;
-    const { errors } = form.request();
-    // Inputs that are not numbers are marked as they are typed; the simulator checks the rest.
-    if (errors.length) {
-      form.showErrors(errors);
-      markStale('Fix the marked inputs to size the model.');
-      controls.abort();
-      return;
-    }
-    form.showErrors([]);
-    if (view.shown) view.timer = setTimeout(run, delay);
-  }
-
-  function markStale(text) {
-    $('optimal-result').classList.toggle('stale', Boolean(view.result));
-    setStatus(view.result ? `${text} The answer below is for the last valid inputs.` : text, true);
-    summarize({ parts: [text.replace(/\.$/, ''), view.result ? 'the answer is for the last valid inputs' : 'no answer yet'], bad: true });
-    document.body.dataset.optimal = 'invalid';
-  }
-
-  async function run() {
-    clearTimeout(view.timer);
-    controls.abort();
-    const { request, errors } = form.request();
-    if (errors.length) {
-      form.showErrors(errors);
-      markStale('Fix the marked inputs to size the model.');
-      return false;
-    }
-    view.stale = false;
-    const seq = ++view.seq;
-    const controller = controls.start('Finding the fastest plan of every candidate size…');
-    document.body.dataset.optimal = 'running';
-    const t0 = performance.now();
-    try {
-      const result = await vtrain.optimal(request, { signal: controller.signal, onProgress: setProgress });
-      if (!controls.current(controller)) return false;
-      setProgress(1);
-      form.showErrors([]);
-      const ms = performance.now() - t0;
-      view.result = result;
-      view.request = request;
-      render(result, request, seq);
-      setStatus(`${result.curve.length} candidate sizes, ${result.plans_simulated.toLocaleString('en-US')} plans simulated in ${(ms / 1000).toFixed(1)} s.`);
-      document.body.dataset.optimal = 'done';
-      return true;
-    } catch (e) {
-      if (!controls.current(controller)) return false;
-      if (e.code === 'cancelled') {
-        setStatus('Cancelled.');
-        view.stale = true;
-        document.body.dataset.optimal = 'stopped';
-        return false;
-      }
-      let errs = errorList(e);
-      // Candidate sizes follow the budget (1/16 to 1.4 times the FLOP-only size): none is near it
-      // when the budget buys less than the smallest model or more than the largest.
-      errs = errs.map((x) => (x.code === 'no_candidates' || (x.pointer === '/budget' && /candidate architectures/.test(x.message))
-        ? { ...x, pointer: '/budget', message: 'no candidate size lies near what this budget buys (hidden sizes 1,024 to 65,536); change the budget' }
+  const FIX = 'Fix the marked inputs to size the model.';
+  const runs = formRuns('optimal', {
+    view,
+    form,
+    call: (request, opts) => vtrain.optimal(request, opts),
+    starting: 'Finding the fastest plan of every candidate size…',
+    invalid: () => FIX,
+    failed: (errs) => `The sizing failed: ${errs.map(optimalMessage).join(' ')}`,
+    noun: 'answer',
+    stale: (text) => summarize({ parts: [text.replace(/\.$/, ''), view.result ? 'the answer is for the last valid inputs' : 'no answer yet'], bad: true }),
+    // Candidate sizes follow the budget (1/16 to 1.4 times the FLOP-only size): none is near it
+    // when the budget buys less than the smallest model or more than the largest. The page has
+    // no inputs for the candidates' sizes, so it says which widths there are (the schema's).
+    mapErrors: (errs) => {
+      const [narrowest, widest] = catalog.schema.optimal.candidates.hidden;
+      return errs.map((x) => (x.code === 'no_candidates'
+        ? { ...x, pointer: '/budget', message: `no candidate size lies near what this budget buys (hidden sizes ${narrowest.toLocaleString('en-US')} to ${widest.toLocaleString('en-US')}); change the budget` }
         : x));
-      form.showErrors(errs);
-      const placed = errs.filter((x) => form.lookup(x.pointer));
-      markStale(placed.length ? 'Fix the marked inputs to size the model.' : `The sizing failed: ${errs.map(optimalMessage).join(' ')}`);
-      return false;
-    } finally {
-      controls.finish(controller);
-    }
-  }
+    },
+    done: (result, request, ms, seq) => {
+      render(result, request, seq);
+      return `${result.curve.length} candidate sizes, ${result.plans_simulated.toLocaleString('en-US')} plans simulated in ${(ms / 1000).toFixed(1)} s.`;
+    },
+  });
 
   // ---------------------------------------------------------------- the answer
 
@@ -205,7 +159,7 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs, summarize })
   }
 
   // "would take 74.4 days, 2.5× the budget" or "27.7 days, within the 30-day budget".
-  function verdict(r, days, cost) {
+  function verdict(r, days, cost, hours) {
     const times = (x) => `${x < 1.1 ? x.toFixed(2) : x.toFixed(1)}×`;
     if (moneyBudget(r)) {
       if (!finite(cost)) return { text: 'no plan fits on these GPUs', over: true };
@@ -214,12 +168,13 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs, summarize })
       if (finite(deadline) && finite(days) && days > deadline * 1.001) {
         return { text: `would take ${fmt.days(days)}, ${times(days / deadline)} the deadline of ${fmt.daysGiven(deadline)}`, over: true };
       }
-      // A budget given in GPU-hours is spoken of in GPU-hours.
-      const inHours = view.request && view.request.budget && view.request.budget.gpu_hours != null && finite(r.budget.gpu_hours);
-      const amount = (usd) => (inHours ? `${fmt.count((usd / r.budget.usd) * r.budget.gpu_hours)} GPU-hours` : fmt.usd(usd));
+      // A budget given in GPU-hours is spoken of in GPU-hours, as the simulator converts them.
+      const inHours = view.request && view.request.budget && view.request.budget.gpu_hours != null && finite(r.budget.gpu_hours) && finite(hours);
+      const spent = inHours ? `${fmt.count(hours)} GPU-hours` : fmt.usd(cost);
+      const limit = inHours ? `${fmt.count(r.budget.gpu_hours)} GPU-hours` : fmt.usd(r.budget.usd);
       return ratio > 1.001
-        ? { text: `would ${inHours ? 'take' : 'cost'} ${amount(cost)}, ${times(ratio)} the budget of ${amount(r.budget.usd)}`, over: true }
-        : { text: `${inHours ? 'takes' : 'costs'} ${amount(cost)}, within the budget of ${amount(r.budget.usd)}`, over: false };
+        ? { text: `would ${inHours ? 'take' : 'cost'} ${spent}, ${times(ratio)} the budget of ${limit}`, over: true }
+        : { text: `${inHours ? 'takes' : 'costs'} ${spent}, within the budget of ${limit}`, over: false };
     }
     if (!finite(days)) return { text: 'no plan fits on these GPUs', over: true };
     const limit = r.budget.days;
@@ -255,9 +210,9 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs, summarize })
     return h('button', { type: 'button', class: 'open-plan', text: 'Open in Plan view', onclick: () => openInPlan(c, tokens) });
   }
 
-  function answerCard({ id, title, note, params, tokens, loss, model, modelNote, plan, gpus, mfu, days, cost, extra, candidate }) {
+  function answerCard({ id, title, note, params, tokens, loss, model, modelNote, plan, gpus, mfu, days, cost, hours, extra, candidate }) {
     const r = view.result;
-    const v = verdict(r, days, cost);
+    const v = verdict(r, days, cost, hours);
     const big = fmt.count(params);
     const cut = big.indexOf(' ');
     const card = h(
@@ -301,6 +256,7 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs, summarize })
       mfu: f.mfu,
       days: f.training_days,
       cost: f.cost_usd,
+      hours: f.gpu_hours,
       candidate: near,
     }));
     const a = r.achievable;
@@ -319,6 +275,7 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs, summarize })
         mfu: a.mfu,
         days: a.training_days,
         cost: a.cost_usd,
+        hours: a.gpu_hours,
         extra: finite(a.gpu_hours) ? `, ${fmt.count(a.gpu_hours)} GPU-hours` : '',
         candidate: a,
       }));
@@ -332,7 +289,7 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs, summarize })
     const lead = $('optimal-lead');
     lead.textContent = '';
     if (a && finite(f.params) && finite(a.params)) {
-      const v = verdict(r, f.training_days, f.cost_usd);
+      const v = verdict(r, f.training_days, f.cost_usd, f.gpu_hours);
       lead.append(
         'The scaling law alone says ', h('strong', { text: `${fmt.count(f.params)} parameters` }),
         `, which ${v.text.startsWith('no plan') ? 'no plan on these GPUs can train' : v.text}; the plans this cluster really runs train `, h('strong', { text: `${fmt.count(a.params)} parameters` }),
@@ -368,7 +325,7 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs, summarize })
       : { parts: ['no candidate size trains within this budget'], bad: true });
     $('optimal-result').hidden = false;
     $('optimal-result').classList.remove('stale');
-    $('optimal-headline').textContent = `${budgetText(r, req)} · ${scalingText(r.scaling)}`;
+    $('optimal-headline').textContent = `${budgetText(r, req)} · ${scalingText(r.scaling, catalog)}`;
     renderCards(r);
     renderAlternatives(r);
     const s = r.scaling;
@@ -431,17 +388,7 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs, summarize })
     show() {
       view.shown = true;
       form.show();
-      if (view.stale && !controls.running) {
-        const { errors } = form.request();
-        if (errors.length) {
-          form.showErrors(errors);
-          markStale('Fix the marked inputs to size the model.');
-        } else {
-          run();
-        }
-      } else if (view.result) {
-        drawCharts(view.seq);
-      }
+      if (runs.showFresh() && view.result) drawCharts(view.seq);
     },
     hide() {
       view.shown = false;
@@ -457,14 +404,14 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs, summarize })
       // The plan per size is a money budget's, and its default goes without saying.
       if (!['usd', 'gpu_hours'].includes(v.budget_kind) || v.objective === PLAN_RULES[0][0]) delete v.objective;
       const out = [];
-      if (BUDGET_KINDS.includes(v.budget_kind) && v.budget) out.push([v.budget_kind, v.budget]);
+      if (kinds.includes(v.budget_kind) && v.budget) out.push([v.budget_kind, v.budget]);
       for (const k of LINK_KEYS) if (v[k] != null && v[k] !== '') out.push([k, v[k]]);
       return out;
     },
     /** Inputs read from a link; the rest keep the first preset's values. */
     applyState(query) {
       const named = {};
-      for (const kind of BUDGET_KINDS) {
+      for (const kind of kinds) {
         if (query.has(kind) && named.budget_kind == null) {
           named.budget_kind = kind;
           named.budget = query.get(kind);
