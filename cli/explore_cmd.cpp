@@ -160,6 +160,9 @@ std::string text_report(const ExploreResult& r, size_t top) {
     std::snprintf(label, sizeof label, "by %g d", o.deadline_days);
     if (r.best >= 0) out += row(label, r.plans[r.best], v, width, priced);
     else add("  no plan that can run finishes within %g day%s\n", o.deadline_days, o.deadline_days == 1 ? "" : "s");
+  } else if (o.objective == Objective::expected_time && r.best >= 0) {
+    // The fewest days once failures, restarts and checkpoints are counted.
+    out += row("expected", r.plans[r.best], v, width, priced);
   } else if (o.objective == Objective::balanced && r.best >= 0) {
     // The cheapest plan within the balanced slack of the fastest.
     out += row("balanced", r.plans[r.best], v, width, priced);
