@@ -97,20 +97,25 @@ TEST_CASE("network: NCCL's choice takes the tree for small messages over many no
   c.network.algorithm = NetAlgorithm::auto_select;
   const detail::Fabric f = detail::make_fabric(prof, c);
   const detail::GroupShape g = detail::group_shape(256, 8, 2048, 8);  // one GPU on each of 256 nodes
+  const detail::GroupShape few = detail::group_shape(16, 8, 128, 8);  // on each of 16 nodes
   REQUIRE(g.nodes == 256);
+  REQUIRE(few.nodes == 16);
   const double small = 64e3, large = 1e9;
   const double ring_small = detail::inter_ring_s(prof, f, g, small, 2), tree_small = detail::inter_tree_s(prof, f, g, small);
-  const double ring_large = detail::inter_ring_s(prof, f, g, large, 2), tree_large = detail::inter_tree_s(prof, f, g, large);
+  const double ring_large = detail::inter_ring_s(prof, f, few, large, 2), tree_large = detail::inter_tree_s(prof, f, few, large);
   CHECK(tree_small < ring_small);
   CHECK(ring_large < tree_large);
   CHECK(detail::inter_allreduce_s(prof, f, g, small) == tree_small);
-  CHECK(detail::inter_allreduce_s(prof, f, g, large) == ring_large);
+  CHECK(detail::inter_allreduce_s(prof, f, few, large) == ring_large);
+  // The ring moves (k - 1)/k of what the tree does, a tree step costs what a ring step does: over many
+  // nodes the tree's fewer steps win even for a large buffer.
+  CHECK(detail::inter_tree_s(prof, f, g, large) < detail::inter_ring_s(prof, f, g, large, 2));
   // In-network reduction halves the bytes each NIC carries: faster still for a large buffer.
   ClusterConfig s = c;
   s.network.sharp = true;
   const detail::Fabric fs = detail::make_fabric(prof, s);
-  CHECK(detail::inter_allreduce_s(prof, fs, g, large) < ring_large);
-  CHECK(detail::inter_allreduce_s(prof, fs, g, large) == detail::inter_sharp_s(prof, fs, g, large));
+  CHECK(detail::inter_allreduce_s(prof, fs, few, large) < ring_large);
+  CHECK(detail::inter_allreduce_s(prof, fs, few, large) == detail::inter_sharp_s(prof, fs, few, large));
 }
 
 TEST_CASE("network: concurrent groups interleaved under a leaf share its uplinks") {

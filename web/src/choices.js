@@ -25,6 +25,7 @@ export const OBJECTIVES = {
   cost: { option: 'cheapest, however long it takes', card: 'Cheapest plan', short: 'the cheapest' },
   time: { option: 'fastest', card: 'Fastest plan', short: 'the fastest' },
   deadline: { option: 'cheapest within a deadline', card: 'Cheapest within the deadline', short: 'the cheapest within the deadline' },
+  expected_time: { option: 'fewest expected days, failures and checkpoints counted', card: 'Fewest expected days', short: 'the fewest expected days' },
 };
 
 /** The simulator's explore cases the page offers, with the example whose inputs each was published for. */

@@ -127,7 +127,7 @@ double p2p_s(const Profile& p, const Fabric& f, bool same_node, double bytes, lo
   // Every node sends to the one node_distance on: when the job spans leaves, the nodes of a leaf
   // whose partners lie beyond it (node_distance of them, at most a leaf's) share its uplinks.
   const NetPath path = node_distance > 0 ? net_path(f, job_nodes, node_distance) : NetPath{};
-  return p.p2p_latency_us * 1e-6 + path.extra_latency_s +
+  return (p.p2p_latency_us + path.extra_latency_us) * 1e-6 +
          bytes / (f.nic_Bps_per_gpu * p.inter_node_efficiency * path.bw_share);
 }
 

@@ -17,7 +17,7 @@ NetPath net_path(const Fabric& f, long long span_nodes, long long interleave) {
     const double pod_flows = static_cast<double>(std::clamp<long long>(interleave, 1, n.nodes_per_pod));
     path.bw_share = std::min(path.bw_share, n.nodes_per_pod / n.oversubscription / pod_flows);
   }
-  path.extra_latency_s = 2.0 * path.tiers * n.hop_latency_us * 1e-6;
+  path.extra_latency_us = 2.0 * path.tiers * n.hop_latency_us;
   return path;
 }
 
@@ -36,8 +36,7 @@ double inter_ring_s(const Profile& p, const Fabric& f, const GroupShape& g, doub
   const NetPath path = group_path(f, g);
   const double bw = f.nic_Bps_per_gpu * p.inter_node_efficiency * path.bw_share;
   return passes * (k - 1) / k * bytes / bw +
-         passes * (k - 1) * (p.inter_node_latency_us * 1e-6 + path.extra_latency_s) +
-         p.inter_node_base_latency_us * 1e-6;
+         (passes * (k - 1) * (p.inter_node_latency_us + path.extra_latency_us) + p.inter_node_base_latency_us) * 1e-6;
 }
 
 double inter_tree_s(const Profile& p, const Fabric& f, const GroupShape& g, double bytes) {
@@ -46,8 +45,7 @@ double inter_tree_s(const Profile& p, const Fabric& f, const GroupShape& g, doub
   const NetPath path = group_path(f, g);
   const double bw = f.nic_Bps_per_gpu * p.inter_node_efficiency * path.bw_share;
   const double depth = std::ceil(std::log2(static_cast<double>(k)));
-  return 2 * bytes / bw + 2 * depth * (p.inter_node_latency_us * 1e-6 + path.extra_latency_s) +
-         p.inter_node_base_latency_us * 1e-6;
+  return 2 * bytes / bw + (2 * depth * (p.inter_node_latency_us + path.extra_latency_us) + p.inter_node_base_latency_us) * 1e-6;
 }
 
 double inter_sharp_s(const Profile& p, const Fabric& f, const GroupShape& g, double bytes) {
@@ -56,8 +54,7 @@ double inter_sharp_s(const Profile& p, const Fabric& f, const GroupShape& g, dou
   const NetPath path = group_path(f, g);
   const double bw = f.nic_Bps_per_gpu * p.inter_node_efficiency;
   // Up to the top switch the group reaches and back: one step each way.
-  return bytes / bw + 2 * (p.inter_node_latency_us * 1e-6 + path.extra_latency_s) +
-         p.inter_node_base_latency_us * 1e-6;
+  return bytes / bw + (2 * (p.inter_node_latency_us + path.extra_latency_us) + p.inter_node_base_latency_us) * 1e-6;
 }
 
 double inter_allreduce_s(const Profile& p, const Fabric& f, const GroupShape& g, double bytes) {

@@ -12,7 +12,7 @@ namespace vtrain::detail {
 struct NetPath {
   int tiers = 0;               // switch tiers above the leaf it crosses (0: all within one leaf)
   double bw_share = 1;         // fraction of each member's NIC bandwidth it gets on shared uplinks
-  double extra_latency_s = 0;  // each step's latency beyond the leaf: two hops a tier (s)
+  double extra_latency_us = 0;  // each step's latency beyond the leaf: two hops a tier (us)
 };
 
 // A group whose members lie on nodes spread over `span_nodes` consecutive nodes, `interleave`
