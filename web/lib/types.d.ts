@@ -198,12 +198,23 @@ export interface Output {
   operators: boolean;
 }
 
+/** The cluster as a config gives it: every field may be left to its default. */
+export interface ClusterInput {
+  gpu?: string;
+  num_gpus?: number;
+  gpus_per_node?: number;
+  intra_node_GBps?: number;
+  inter_node_Gbps?: number;
+  price_per_gpu_hour_usd?: number;
+  network?: Partial<Network>;
+}
+
 /** A simulate config. Only model and plan are required; the rest have defaults. */
 export interface SimConfig {
   description?: string;
   /** A model preset's name, or a model object. */
   model: string | ModelInput;
-  cluster?: Partial<Omit<Cluster, 'network'>> & { network?: Partial<Network> };
+  cluster?: ClusterInput;
   plan: Partial<Plan>;
   training?: Partial<Training>;
   reliability?: Partial<Reliability>;
@@ -826,6 +837,8 @@ export interface SchemaField {
   registry?: string;
   /** An array's elements. */
   items?: SchemaField;
+  /** What a special value means (0: the optimal interval, ...). */
+  note?: string;
 }
 
 /** A section of a request: its fields, in the order the readers take them. */
@@ -835,6 +848,8 @@ export interface SchemaSection {
   note?: string;
   case?: SchemaField;
   preset?: SchemaField;
+  /** The cluster's network subsection (/cluster/network). */
+  network?: SchemaSection;
   /** The hidden sizes candidates span (elements). */
   hidden?: number[];
   /** The most candidate sizes a request may ask for (count). */
@@ -854,7 +869,7 @@ export interface Schema {
   enums: Record<string, SchemaChoice[]>;
   /** The largest value of each whole-number or bounded field. */
   limits: Record<string, number>;
-  /** A simulate config's sections (model, cluster, plan, training, output) and its description. */
+  /** A simulate config's sections (model, cluster, plan, training, reliability, output) and its description. */
   config: Record<string, SchemaSection | SchemaField>;
   /** An explore request's "explore" object. */
   explore: SchemaSection;
