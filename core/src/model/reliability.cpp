@@ -72,6 +72,13 @@ Goodput goodput(const ReliabilityConfig& r, double ideal_s, double parameters, i
   g.restart_days = wall_s * restart_s / mtbf_s / 86400.0;
   g.failures = wall_s / mtbf_s;
   g.lost_share = wall_s > 0 ? (wall_s - ideal_s) / wall_s : 0;
+  // A run so long that its wall-clock time leaves the range of a double has no finite time either.
+  for (const double v : {g.expected_days, g.checkpoint_days, g.lost_work_days, g.restart_days, g.failures, g.lost_share})
+    if (!std::isfinite(v)) {
+      g.finite = false;
+      g.expected_days = g.checkpoint_days = g.lost_work_days = g.restart_days = g.failures = 0;
+      g.lost_share = 1;
+    }
   return g;
 }
 
