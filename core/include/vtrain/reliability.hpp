@@ -10,9 +10,9 @@ namespace vtrain {
 // The /reliability section of a config. Defaults: the failure rate of Llama 3 405B's pre-training
 // (419 unexpected interruptions in a 54-day snapshot on 16,384 H100 GPUs, Llama Team, "The Llama 3
 // Herd of Models", arXiv 2407.21783, section 3.3.4) and its storage's sustained bandwidth (Tectonic,
-// 2 TB/s, same section). The restart time is not published for that run: 15 minutes is PyTorch's
-// default 10-minute timeout of a hung NCCL collective plus a few minutes to reschedule, initialize and
-// load the checkpoint; set it for your stack.
+// 2 TB/s, same section). The restart time is not published for that run: 15 minutes is an
+// assumption, PyTorch's timeout of a hung NCCL collective (10 minutes by default in recent releases)
+// plus a few minutes to reschedule, initialize and load the checkpoint; set it for your stack.
 struct ReliabilityConfig {
   double failures_per_gpu_hour = 419.0 / (54.0 * 24.0 * 16384.0);  // unexpected job interruptions per
                                                                     // GPU-hour (1/h); 0: none
