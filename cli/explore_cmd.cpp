@@ -160,6 +160,15 @@ std::string text_report(const ExploreResult& r, size_t top) {
     std::snprintf(label, sizeof label, "by %g d", o.deadline_days);
     if (r.best >= 0) out += row(label, r.plans[r.best], v, width, priced);
     else add("  no plan that can run finishes within %g day%s\n", o.deadline_days, o.deadline_days == 1 ? "" : "s");
+  } else if (o.objective == Objective::expected_time && r.best >= 0) {
+    // The fewest days once failures, restarts and checkpoints are counted.
+    out += row("expected", r.plans[r.best], v, width, priced);
+    const PlanEstimate& e = r.plans[r.best];
+    add("  %*s  %.1f days expected with failures, restarts and checkpoints (/reliability)", static_cast<int>(width), "",
+        e.expected_days);
+    if (r.best_time >= 0 && r.best_time != r.best)
+      add("; the fastest plan's %.1f", r.plans[r.best_time].expected_days);
+    out += "\n";
   } else if (o.objective == Objective::balanced && r.best >= 0) {
     // The cheapest plan within the balanced slack of the fastest.
     out += row("balanced", r.plans[r.best], v, width, priced);

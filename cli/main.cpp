@@ -173,18 +173,20 @@ const char* kUsage =
     "                         predict one training iteration (CONFIG: a JSON file or an example name)\n"
     "  bench [--json] [--threads N]\n"
     "                         time the simulator and the explorer against their floors\n"
-    "  validate FILE.csv... [--json] [--summary] [--by COL,...] [--decompose] [--contradictions] [SETUP]\n"
+    "  validate FILE.csv... [--json] [--summary] [--by COL,...] [--decompose] [--contradictions] [--scale N]\n"
+    "           [SETUP]\n"
     "                         simulate measured runs and report the error of each\n"
     "                         (--by tp,micro_batch: the error of each group of runs;\n"
     "                          --decompose: per layer, micro-batch and step, measured and predicted;\n"
-    "                          --contradictions: runs with more work measured faster than alike runs)\n"
+    "                          --contradictions: runs with more work measured faster than alike runs;\n"
+    "                          --scale 1000: error against GPU count of the runs on 1000 GPUs or more)\n"
     "  calibrate [--cv K] [--dry-run] [--shared DIR] [--out-dir DIR] [--max-evals N] [--starts N]\n"
     "            [--only SET] [--threads N] [SETUP]\n"
     "                         fit the A100 profiles to the measurements in --shared (../shared) and write\n"
     "                         them to --out-dir (profiles), both relative to where it runs\n"
     "  optimal REQUEST.json | --preset NAME [--json] [--time] [--threads N]\n"
     "                         the model size a budget really buys, beside the FLOP-only answer\n"
-    "  explore CONFIG | --case mt-nlg [--json] [--price USD] [--gpus N] [--objective time|cost|deadline|balanced]\n"
+    "  explore CONFIG | --case mt-nlg [--json] [--price USD] [--gpus N] [--objective time|cost|deadline|balanced|expected_time]\n"
     "          [--deadline-days N] [--simulate-unfit] [--threads N] [--top N]\n"
     "                         every valid parallel plan, its time and cost, and the Pareto frontier\n"
     "  schedule REQUEST.json | --case vtrain-case2 [--jobs N] [--json] [--curves] [--time] [--threads N]\n"
@@ -227,7 +229,7 @@ const std::vector<CommandSpec>& command_specs() {
   static const std::vector<CommandSpec> specs = {
       {"simulate", 1, {"json", "profile", "no-timeline", "operators"}},
       {"bench", 0, {"json", "threads"}},
-      {"validate", 1000, with_setup({"json", "summary", "by", "decompose", "contradictions"})},
+      {"validate", 1000, with_setup({"json", "summary", "by", "decompose", "contradictions", "scale"})},
       {"calibrate", 0, with_setup({"cv", "dry-run", "shared", "out-dir", "max-evals", "starts", "only", "threads"})},
       {"optimal", 1, {"preset", "json", "time", "threads"}},
       {"explore", 1,

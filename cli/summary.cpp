@@ -92,6 +92,15 @@ std::string summary(const SimResult& r) {
     if (c.cluster.price_per_gpu_hour_usd > 0)
       add(", %s at $%.2f per GPU-hour", format_money(r.cost_usd).c_str(), c.cluster.price_per_gpu_hour_usd);
     out += "\n";
+    // Ideal days against the expected days with failures, restarts and checkpoints (/reliability).
+    const Goodput& g = r.goodput;
+    if (!g.finite)
+      out += "  expected         no finite time: failures come faster than the run progresses\n";
+    else if (g.expected_days > g.ideal_days)
+      add("  expected         %.1f days with %s failures (%.1f%% lost: checkpoints %.2f, redone work %.2f, "
+          "restarts %.2f days)\n",
+          g.expected_days, format_number(g.failures).c_str(), 100 * g.lost_share, g.checkpoint_days,
+          g.lost_work_days, g.restart_days);
   }
   out += "\n";
   add("time breakdown (stage %d of %d):\n", r.breakdown_stage, p.pp);

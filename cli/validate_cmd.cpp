@@ -174,6 +174,14 @@ int run_validate(const Args& args) {
       return 2;
     }
   }
+  int scale_from = 0;  // --scale N: error against GPU count of every file's runs on N GPUs or more
+  if (args.has("scale") && !whole_option(args, "scale", 1, limits::num_gpus, scale_from)) return 2;
+  struct ScaleRow {
+    std::string file;
+    int line, gpus;
+    double error;
+  };
+  std::vector<ScaleRow> scale_rows;
   json files = json::array();
   int status = 0;
   for (const std::string& path : args.positional) {
@@ -206,6 +214,11 @@ int run_validate(const Args& args) {
       return 1;
     }
     const ValidationReport& r = report.value();
+    if (scale_from > 0)
+      for (const auto& row : r.rows)
+        if (!row.run.layer_time && row.run.num_gpus >= scale_from)
+          scale_rows.push_back({std::filesystem::path(path).filename().string(), row.run.line, row.run.num_gpus,
+                                row.error_percent});
     const std::vector<ErrorGroup> groups = by.empty() ? std::vector<ErrorGroup>{} : group_errors(r, by).value();
     const std::vector<TimeDecomposition> parts =
         args.has("decompose") ? decompose_times(r) : std::vector<TimeDecomposition>{};
@@ -341,6 +354,32 @@ int run_validate(const Args& args) {
     if (!by.empty()) print_groups(groups, by);
     if (args.has("decompose")) print_decomposition(parts);
     if (args.has("contradictions")) print_contradictions(contradictions, r);
+  }
+  if (scale_from > 0 && !args.has("json")) {
+    // Error against GPU count: a model that misses something growing with scale errs more the larger
+    // the run; the least-squares slope of the error against log2(GPUs) says whether it does.
+    std::stable_sort(scale_rows.begin(), scale_rows.end(), [](const ScaleRow& a, const ScaleRow& b) { return a.gpus < b.gpus; });
+    std::printf("error against GPU count, runs on %d GPUs or more\n  %6s %8s  %s\n", scale_from, "gpus", "error",
+                "file:line");
+    double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (const ScaleRow& row : scale_rows) {
+      std::printf("  %6d %+7.1f%%  %s:%d\n", row.gpus, row.error, row.file.c_str(), row.line);
+      const double x = std::log2(static_cast<double>(row.gpus));
+      n += 1, sx += x, sy += row.error, sxx += x * x, sxy += x * row.error;
+    }
+    const double var = n * sxx - sx * sx;
+    if (n >= 2 && var > 0) {
+      const double slope = (n * sxy - sx * sy) / var;
+      // Pearson's r: how much of the spread the trend explains.
+      double syy = 0;
+      for (const ScaleRow& row : scale_rows) syy += row.error * row.error;
+      const double vy = n * syy - sy * sy;
+      const double corr = vy > 0 ? (n * sxy - sx * sy) / std::sqrt(var * vy) : 0;
+      std::printf("  %d runs: error changes by %+.2f points per doubling of the GPUs (correlation %+.2f)\n",
+                  static_cast<int>(n), slope, corr);
+    } else {
+      std::printf("  %d run%s: too few GPU counts for a trend\n", static_cast<int>(n), n == 1 ? "" : "s");
+    }
   }
   if (args.has("json")) {
     // One file: the documented object; several: an array of them.

@@ -323,3 +323,29 @@ test('a column validate does not read is named in a warning and in --json', () =
   assert.match(r.err, /warning: .*column "recomputation" is not read/);
   assert.deepEqual(JSON.parse(r.out).unread_columns, ['recomputation']);
 });
+
+test('validate --scale N: the runs on N GPUs or more of every file, by GPU count, and the slope of their error', () => {
+  const files = ['narayanan-a100.csv', 'mt-nlg-a100.csv'].map((f) => path.join(root, 'profiles/published', f));
+  const r = run('validate', ...files, '--scale', '1000', '--summary');
+  assert.equal(r.code, 0, r.err);
+  const at = r.out.indexOf('error against GPU count, runs on 1000 GPUs or more');
+  assert.ok(at >= 0, r.out);
+  const rows = [...r.out.slice(at).matchAll(/^\s+(\d+)\s+([+-]\d+\.\d)%\s+(\S+):(\d+)$/gm)];
+  // The errors are those of each file's own table, the runs sorted by GPU count.
+  const byFile = new Map();
+  for (const f of files) {
+    const j = JSON.parse(run('validate', f, '--json').out);
+    for (const row of j.rows) if (row.num_gpus >= 1000) byFile.set(`${path.basename(f)}:${row.line}`, row);
+  }
+  assert.equal(rows.length, byFile.size);
+  const gpus = rows.map((m) => Number(m[1]));
+  assert.deepEqual(gpus, [...gpus].sort((a, b) => a - b));
+  for (const m of rows) {
+    const row = byFile.get(`${m[3]}:${m[4]}`);
+    assert.ok(row, m[0]);
+    assert.equal(Number(m[1]), row.num_gpus);
+    assert.ok(Math.abs(Number(m[2]) - row.error_percent) <= 0.051, m[0]);
+  }
+  assert.match(r.out, new RegExp(`${rows.length} runs: error changes by [+-]\\d+\\.\\d\\d points per doubling of the GPUs \\(correlation [+-]\\d\\.\\d\\d\\)`));
+  assert.equal(run('validate', files[0], '--scale', '0').code, 2);
+});

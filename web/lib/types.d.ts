@@ -19,7 +19,7 @@ export type Placement = 'tp-dp-pp' | 'tp-pp-dp';
  * What "best" means in a sweep: cheapest, fastest, cheapest within explore.deadline_days, or
  * balanced (the cheapest within time_slack, 25 %, more days than the fastest).
  */
-export type Objective = 'cost' | 'time' | 'deadline' | 'balanced';
+export type Objective = 'cost' | 'time' | 'deadline' | 'balanced' | 'expected_time';
 /** A compute-optimal request's model family: GPT (GeLU, learned positions) or Llama (SwiGLU, RoPE, GQA). */
 export type Family = 'gpt' | 'llama';
 /** A timeline block's work. */
@@ -90,6 +90,63 @@ export interface Cluster {
   inter_node_Gbps?: number;
   /** Price of one GPU-hour (USD); 0: no cost. */
   price_per_gpu_hour_usd: number;
+  /** The fabric between the nodes (docs/large-scale.md). */
+  network: Network;
+}
+
+export type Topology = 'flat' | 'leaf_spine' | 'clos3';
+export type NetAlgorithm = 'auto' | 'ring' | 'tree';
+
+/** The network between the nodes; defaults: a DGX A100 SuperPOD (today's model). */
+export interface Network {
+  topology: Topology;
+  /** Nodes whose NICs of one rail share a leaf switch (count). */
+  nodes_per_leaf: number;
+  /** clos3: nodes under one spine group (count). */
+  nodes_per_pod: number;
+  /** A leaf's downlink over uplink bandwidth (ratio); 1: non-blocking. */
+  oversubscription: number;
+  /** Latency of each switch beyond the leaf (us). */
+  hop_latency_us: number;
+  /** In-network reduction (SHARP). */
+  sharp: boolean;
+  algorithm: NetAlgorithm;
+}
+
+/** Failures, restarts and checkpoints: the expected days of a run (docs/large-scale.md). */
+export interface Reliability {
+  /** Unexpected interruptions per GPU-hour (1/h); default Llama 3 405B's. */
+  failures_per_gpu_hour: number;
+  /** Mean time between failures of a node (h); > 0 replaces the rate. */
+  node_mtbf_hours: number;
+  /** From a failure to training again (min). */
+  restart_minutes: number;
+  /** One checkpoint (GB); 0: 14 bytes a parameter. */
+  checkpoint_GB: number;
+  /** Aggregate write bandwidth of the checkpoint storage (GB/s). */
+  storage_GBps: number;
+  /** Training between checkpoints (min); 0: the optimal interval. */
+  checkpoint_interval_minutes: number;
+}
+
+/** A run's expected days against its ideal days; parts add up to expected - ideal. */
+export interface Goodput {
+  ideal_days: number;
+  /** Null when failures come faster than the run progresses. */
+  expected_days: number | null;
+  /** (expected - ideal) / expected (fraction). */
+  lost_share: number;
+  parts_days: { checkpoint_days: number | null; lost_work_days: number | null; restart_days: number | null };
+  /** Expected failures during the run (count). */
+  failures: number | null;
+  /** (h); 0: no failures. */
+  job_mtbf_hours: number;
+  checkpoint_GB: number;
+  checkpoint_write_s: number;
+  /** Training between checkpoints, as used (min). */
+  checkpoint_interval_minutes: number;
+  interval_optimal: boolean;
+  finite: boolean;
 }
 
 /** The parallel plan and the training options that change the iteration. */
@@ -141,14 +198,26 @@ export interface Output {
   operators: boolean;
 }
 
+/** The cluster as a config gives it: every field may be left to its default. */
+export interface ClusterInput {
+  gpu?: string;
+  num_gpus?: number;
+  gpus_per_node?: number;
+  intra_node_GBps?: number;
+  inter_node_Gbps?: number;
+  price_per_gpu_hour_usd?: number;
+  network?: Partial<Network>;
+}
+
 /** A simulate config. Only model and plan are required; the rest have defaults. */
 export interface SimConfig {
   description?: string;
   /** A model preset's name, or a model object. */
   model: string | ModelInput;
-  cluster?: Partial<Cluster>;
+  cluster?: ClusterInput;
   plan: Partial<Plan>;
   training?: Partial<Training>;
+  reliability?: Partial<Reliability>;
   output?: Partial<Output>;
 }
 
@@ -159,6 +228,7 @@ export interface ResolvedConfig {
   cluster: Cluster;
   plan: Plan;
   training: Training;
+  reliability: Reliability;
   output: Output;
 }
 
@@ -366,6 +436,8 @@ export interface SimResult {
   training?: TrainingTotals;
   /** With training.tokens: the whole run (days). */
   training_days?: number;
+  /** With training.tokens: training_days against the expected days with failures and checkpoints. */
+  goodput?: Goodput;
   /** With training.tokens and a price: the whole run (USD). */
   cost_usd?: number;
   /** With output.operators. */
@@ -429,6 +501,8 @@ export interface ExploredPlan {
   iteration_time_s: number | null;
   /** (days) */
   training_days: number | null;
+  /** With failures, restarts and checkpoints (days); null: not simulated, or no finite time. */
+  expected_days: number | null;
   /** (h) */
   gpu_hours: number | null;
   /** Null also without a price (USD). */
@@ -765,6 +839,8 @@ export interface SchemaField {
   registry?: string;
   /** An array's elements. */
   items?: SchemaField;
+  /** What a special value means (0: the optimal interval, ...). */
+  note?: string;
 }
 
 /** A section of a request: its fields, in the order the readers take them. */
@@ -774,6 +850,8 @@ export interface SchemaSection {
   note?: string;
   case?: SchemaField;
   preset?: SchemaField;
+  /** The cluster's network subsection (/cluster/network). */
+  network?: SchemaSection;
   /** The hidden sizes candidates span (elements). */
   hidden?: number[];
   /** The most candidate sizes a request may ask for (count). */
@@ -793,7 +871,7 @@ export interface Schema {
   enums: Record<string, SchemaChoice[]>;
   /** The largest value of each whole-number or bounded field. */
   limits: Record<string, number>;
-  /** A simulate config's sections (model, cluster, plan, training, output) and its description. */
+  /** A simulate config's sections (model, cluster, plan, training, reliability, output) and its description. */
   config: Record<string, SchemaSection | SchemaField>;
   /** An explore request's "explore" object. */
   explore: SchemaSection;

@@ -15,6 +15,7 @@ export const OBJECTIVES = {
   cost: { option: 'cheapest, however long it takes', card: 'Cheapest plan', short: 'the cheapest' },
   time: { option: 'fastest', card: 'Fastest plan', short: 'the fastest' },
   deadline: { option: 'cheapest within a deadline', card: 'Cheapest within the deadline', short: 'the cheapest within the deadline' },
+  expected_time: { option: 'fewest expected days, failures and checkpoints counted', card: 'Fewest expected days', short: 'the fewest expected days' },
 };
 
 /** The simulator's schedule case (`vtrain schedule --case`) and the workload sizes the page offers (its first N jobs). */

@@ -10,6 +10,7 @@
 #include "vtrain/diagnostics.hpp"
 #include "vtrain/enums.hpp"
 #include "vtrain/registry.hpp"
+#include "vtrain/reliability.hpp"
 
 namespace vtrain {
 
@@ -68,6 +69,32 @@ struct EnumNames<Placement> {
                                                   {Placement::tp_pp_dp, "tp-pp-dp", "tp, pp, dp"}};
 };
 
+// How the nodes' network is built (/cluster/network/topology): one non-blocking switch between
+// all nodes, a rail-optimized two-tier leaf-spine fabric (GPU i of each node on the leaf of rail i,
+// nodes_per_leaf nodes a leaf), or a three-tier Clos (leaf, spine, core; nodes_per_pod nodes under
+// one spine group).
+enum class Topology { flat, leaf_spine, clos3 };
+template <>
+struct EnumNames<Topology> {
+  static constexpr const char* key = "topology";
+  static constexpr EnumName<Topology> table[] = {
+      {Topology::flat, "flat", "one non-blocking switch"},
+      {Topology::leaf_spine, "leaf_spine", "rail-optimized leaf-spine (two tiers)"},
+      {Topology::clos3, "clos3", "rail-optimized three-tier Clos (leaf, spine, core)"}};
+};
+// The algorithm of an inter-node all-reduce: NCCL's ring, its (double binary) tree, or whichever of
+// them (and in-network reduction, where the fabric has it) is predicted fastest, as NCCL's tuner
+// chooses by message size and node count.
+enum class NetAlgorithm { auto_select, ring, tree };
+template <>
+struct EnumNames<NetAlgorithm> {
+  static constexpr const char* key = "net_algorithm";
+  static constexpr EnumName<NetAlgorithm> table[] = {
+      {NetAlgorithm::auto_select, "auto", "the fastest, by message size and node count (NCCL's choice)"},
+      {NetAlgorithm::ring, "ring", "ring"},
+      {NetAlgorithm::tree, "tree", "double binary tree"}};
+};
+
 // Largest value of each field (in the field's unit). The JSON readers and the measurement files
 // reject anything above, so that every product the simulator forms stays in range; the schema
 // (api::schema) reports them.
@@ -90,7 +117,18 @@ inline constexpr int vocab_pad_multiple = 1000000;
 inline constexpr double intra_node_GBps = 1e6;
 inline constexpr double inter_node_Gbps = 1e8;
 inline constexpr double price_per_gpu_hour_usd = 1e6;
+inline constexpr int nodes_per_leaf = 1000000;
+inline constexpr int nodes_per_pod = 100000000;
+inline constexpr double oversubscription = 1000;
+inline constexpr double hop_latency_us = 1e6;
 inline constexpr double tokens = 1e18;
+// reliability (/reliability)
+inline constexpr double failures_per_gpu_hour = 1e3;
+inline constexpr double node_mtbf_hours = 1e9;
+inline constexpr double restart_minutes = 1e7;
+inline constexpr double checkpoint_GB = 1e12;
+inline constexpr double storage_GBps = 1e9;
+inline constexpr double checkpoint_interval_minutes = 1e9;
 // explore requests (/explore)
 inline constexpr double deadline_days = 1e9;
 inline constexpr long long max_plans = 100000000;
@@ -132,6 +170,21 @@ struct ModelConfig {
   bool operator==(const ModelConfig&) const = default;
 };
 
+// The network between the nodes. Defaults: NVIDIA's DGX A100 SuperPOD reference architecture, a
+// rail-optimized, non-blocking (1:1) fat tree of HDR InfiniBand switches with 20 nodes a scalable
+// unit (one leaf switch a rail), 140 nodes under one spine layer. The profile's fitted inter-node
+// latency holds the hops within a leaf; hop_latency_us is each further switch a message crosses.
+struct NetworkConfig {
+  Topology topology = Topology::leaf_spine;
+  int nodes_per_leaf = 20;            // nodes whose NICs of one rail share a leaf switch (count)
+  int nodes_per_pod = 140;            // clos3: nodes under one spine group (count)
+  double oversubscription = 1;        // a leaf's downlink over uplink bandwidth (ratio); 1: non-blocking
+  double hop_latency_us = 0;          // latency of each switch beyond the leaf (us)
+  bool sharp = false;                 // in-network reduction (SHARP) of all-reduces in the switches
+  NetAlgorithm algorithm = NetAlgorithm::ring;  // inter-node all-reduce algorithm
+  bool operator==(const NetworkConfig&) const = default;
+};
+
 struct ClusterConfig {
   std::string gpu = "a100-sxm4-80gb";  // profile name
   int num_gpus = 1024;                 // GPUs used by the plan (count); must equal tp*pp*dp
@@ -139,6 +192,7 @@ struct ClusterConfig {
   double intra_node_GBps = 0;          // per-GPU, per-direction intra-node link bandwidth (GB/s); 0: profile's
   double inter_node_Gbps = 0;          // per-node network bandwidth, all NICs (Gbit/s); 0: profile's
   double price_per_gpu_hour_usd = 0;   // price of one GPU for one hour (USD); 0: no cost reported
+  NetworkConfig network;               // the fabric between the nodes (/cluster/network)
   bool operator==(const ClusterConfig&) const = default;
 };
 
@@ -182,6 +236,7 @@ struct SimConfig {
   ClusterConfig cluster;
   PlanConfig plan;
   TrainingConfig training;
+  ReliabilityConfig reliability;  // failures, restarts and checkpoints (the expected days of training)
   OutputOptions output;
 };
 

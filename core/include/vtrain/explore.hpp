@@ -21,7 +21,9 @@ namespace vtrain {
 // within deadline_days) or balanced (the cheapest within kBalancedSlack more days than the
 // fastest: a little time traded for money, never months; the cheapest plan alone often runs on a
 // few GPUs for a year).
-enum class Objective { time, cost, deadline, balanced };
+// expected_time ranks by the expected days once failures, restarts and checkpoints are counted
+// (/reliability): a plan on more GPUs fails more often.
+enum class Objective { time, cost, deadline, balanced, expected_time };
 template <>
 struct EnumNames<Objective> {
   static constexpr const char* key = "objective";
@@ -29,7 +31,8 @@ struct EnumNames<Objective> {
       {Objective::time, "time", "the fastest plan"},
       {Objective::cost, "cost", "the cheapest plan"},
       {Objective::deadline, "deadline", "the cheapest plan within deadline_days"},
-      {Objective::balanced, "balanced", "the cheapest plan within a quarter more days than the fastest"}};
+      {Objective::balanced, "balanced", "the cheapest plan within a quarter more days than the fastest"},
+      {Objective::expected_time, "expected_time", "the fewest expected days, failures and checkpoints counted"}};
 };
 
 // How much longer than the fastest plan the balanced objective lets a plan train (fraction).
@@ -76,6 +79,7 @@ struct PlanEstimate {
   double memory_GiB = 0;          // per GPU of the fullest stage (GiB)
   double iteration_time_s = 0;    // (s)
   double training_days = 0;       // (days)
+  double expected_days = 0;       // with failures, restarts and checkpoints (days); infinite: no progress
   double gpu_hours = 0;           // GPUs x hours (GPU-hours)
   double cost_usd = 0;            // GPU-hours x price (USD)
   double energy_MWh = 0;          // GPU-hours at board power (MWh)

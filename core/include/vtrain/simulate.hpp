@@ -11,6 +11,7 @@
 #include "vtrain/diagnostics.hpp"
 #include "vtrain/model.hpp"
 #include "vtrain/profile.hpp"
+#include "vtrain/reliability.hpp"
 
 namespace vtrain {
 
@@ -159,6 +160,8 @@ struct SimResult {
   double gpu_hours = 0;
   double cost_usd = 0;           // when a price is given
   double energy_MWh = 0;         // GPU-hours at board power
+  Goodput goodput;               // training_days (ideal) against the expected days with failures,
+                                 // restarts and checkpoints (config.reliability)
   SimDetails details;
   // How close the profile's predictions came to measured runs like this one (runs 0: none
   // recorded): the calibration runs on one node for a plan on one node, those across nodes for a
@@ -184,5 +187,6 @@ nlohmann::json to_json(const SimResult& r, bool include_timeline = true);
 std::string to_json_text(const SimResult& r);
 nlohmann::json to_json(const Breakdown& b);
 nlohmann::json to_json(const MemoryBreakdown& m);
+nlohmann::json to_json(const Goodput& g);
 
 }  // namespace vtrain

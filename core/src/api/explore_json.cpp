@@ -1,5 +1,7 @@
 // The JSON form of explore's answer (vtrain/explore.hpp): every number is copied from the result.
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "vtrain/explore.hpp"
@@ -21,6 +23,7 @@ json to_json(const PlanEstimate& e) {
          {"num_gpus", e.num_gpus},
          {"iteration_time_s", nullptr},
          {"training_days", nullptr},
+         {"expected_days", nullptr},
          {"gpu_hours", nullptr},
          {"cost_usd", nullptr},
          {"energy_MWh", nullptr},
@@ -34,6 +37,7 @@ json to_json(const PlanEstimate& e) {
   if (e.simulated) {
     j["iteration_time_s"] = e.iteration_time_s;
     j["training_days"] = e.training_days;
+    if (std::isfinite(e.expected_days)) j["expected_days"] = e.expected_days;
     j["gpu_hours"] = e.gpu_hours;
     j["cost_usd"] = e.cost_usd;
     j["energy_MWh"] = e.energy_MWh;

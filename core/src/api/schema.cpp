@@ -38,6 +38,8 @@ json all_enums() {
   add_enum<Attention>(e);
   add_enum<Precision>(e);
   add_enum<Placement>(e);
+  add_enum<Topology>(e);
+  add_enum<NetAlgorithm>(e);
   add_enum<Objective>(e);
   add_enum<ModelFamily>(e);
   add_enum<BudgetKind>(e);
@@ -123,14 +125,21 @@ json config_sections() {
   default_rule(cluster, "intra_node_GBps", "the profile's (registries.gpus)");
   default_rule(cluster, "inter_node_Gbps", "the profile's (registries.gpus)");
   cluster["fields"]["gpu"]["registry"] = "gpus";
+  cluster["network"] = describe(NetworkConfig{}, [](auto& w, const auto& n) { detail::network_fields(w, n); });
   json plan = describe(PlanConfig{}, [](auto& w, const auto& p) { detail::plan_fields(w, p); });
   json training = describe(TrainingConfig{}, [](auto& w, const auto& t) { detail::training_fields(w, t); });
+  json reliability =
+      describe(ReliabilityConfig{}, [](auto& w, const auto& r) { detail::reliability_fields(w, r); });
+  reliability["fields"]["checkpoint_interval_minutes"]["note"] = "0: the interval that minimizes the expected time";
+  reliability["fields"]["checkpoint_GB"]["note"] = "0: 14 bytes a parameter (16-bit weights, fp32 master and Adam moments)";
+  reliability["fields"]["node_mtbf_hours"]["note"] = "0: failures_per_gpu_hour gives the rate";
   json output = describe(OutputOptions{}, [](auto& w, const auto& o) { detail::output_fields(w, o); });
   model["preset"] = {{"registry", "model_presets"}};
   return {{"model", model},
           {"cluster", cluster},
           {"plan", plan},
           {"training", training},
+          {"reliability", reliability},
           {"output", output},
           {"description", {{"type", "string"}, {"maxLength", limits::description_chars}}}};
 }

@@ -102,6 +102,7 @@ json to_json(const SimResult& r, bool include_timeline) {
                      {"energy_MWh", r.energy_MWh}};
     j["training_days"] = r.training_days;
     if (r.config.cluster.price_per_gpu_hour_usd > 0) j["cost_usd"] = r.cost_usd;
+    j["goodput"] = to_json(r.goodput);
   }
   if (r.config.output.operators) {
     json ops = json::array();
@@ -177,6 +178,24 @@ void append_real_column(std::string& out, const char* name, const std::vector<Ti
 }
 
 }  // namespace
+
+json to_json(const Goodput& g) {
+  const auto days = [&](double v) { return g.finite ? json(v) : json(nullptr); };
+  return {{"ideal_days", g.ideal_days},
+          {"expected_days", days(g.expected_days)},
+          {"lost_share", g.lost_share},
+          {"parts_days",
+           {{"checkpoint_days", days(g.checkpoint_days)},
+            {"lost_work_days", days(g.lost_work_days)},
+            {"restart_days", days(g.restart_days)}}},
+          {"failures", days(g.failures)},
+          {"job_mtbf_hours", g.job_mtbf_hours},
+          {"checkpoint_GB", g.checkpoint_GB},
+          {"checkpoint_write_s", g.checkpoint_write_s},
+          {"checkpoint_interval_minutes", g.checkpoint_interval_minutes},
+          {"interval_optimal", g.interval_optimal},
+          {"finite", g.finite}};
+}
 
 std::string to_json_text(const SimResult& r) {
   std::string out = to_json(r, false).dump();

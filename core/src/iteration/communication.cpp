@@ -1,4 +1,5 @@
 #include "iteration/communication.hpp"
+#include "iteration/network.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,6 +14,7 @@ Fabric make_fabric(const Profile& p, const ClusterConfig& c) {
   f.intra_link_Bps = intra * 1e9;
   f.gpus_per_node = c.gpus_per_node;
   f.nic_Bps_per_gpu = inter * 1e9 / 8.0 / c.gpus_per_node;
+  f.net = c.network;
   return f;
 }
 
@@ -24,6 +26,7 @@ GroupShape group_shape(int size, long long stride, long long ranks, int gpus_per
   if (stride >= gpn) {  // every member on a node of its own
     g.per_node = 1;
     g.nodes = size;
+    g.span_nodes = (static_cast<long long>(size) - 1) * stride / gpn + 1;
     return g;
   }
   // Members sit `stride` apart, less than a node, so a group covers every node from its first
@@ -64,16 +67,6 @@ void intra_fit(const Profile& p, int n, double& floor_s, double& latency_s, doub
   busbw_Bps = (lo->busbw_GBps + w * (hi->busbw_GBps - lo->busbw_GBps)) * 1e9;
 }
 
-// A ring over the network among k nodes, each GPU carrying `bytes` on its NIC share: `passes`
-// times around it (2 for an all-reduce, 1 for its reduce-scatter or all-gather half), each step
-// at NCCL's per-step latency, and the collective's fixed cost once.
-double inter_ring_s(const Profile& p, const Fabric& f, int k, double bytes, double passes) {
-  if (k <= 1) return 0;
-  const double bw = f.nic_Bps_per_gpu * p.inter_node_efficiency;
-  return passes * (k - 1) / k * bytes / bw +
-         (passes * (k - 1) * p.inter_node_latency_us + p.inter_node_base_latency_us) * 1e-6;
-}
-
 double intra_s(const Profile& p, const Fabric& f, int n, CollectiveKind kind, double bytes) {
   if (n <= 1) return 0;
   double floor = 0, latency = 0, busbw = 0;
@@ -94,13 +87,12 @@ double collective_s(const Profile& p, const Fabric& f, const GroupShape& g, Coll
   const double shard = bytes / q;  // each member's share across nodes
   switch (kind) {
     case CollectiveKind::all_reduce:
-      return intra_s(p, f, q, CollectiveKind::reduce_scatter, bytes) +
-             inter_ring_s(p, f, g.nodes, shard, 2) +
+      return intra_s(p, f, q, CollectiveKind::reduce_scatter, bytes) + inter_allreduce_s(p, f, g, shard) +
              intra_s(p, f, q, CollectiveKind::all_gather, bytes);
     case CollectiveKind::all_gather:
-      return inter_ring_s(p, f, g.nodes, shard, 1) + intra_s(p, f, q, CollectiveKind::all_gather, bytes);
+      return inter_ring_s(p, f, g, shard, 1) + intra_s(p, f, q, CollectiveKind::all_gather, bytes);
     case CollectiveKind::reduce_scatter:
-      return intra_s(p, f, q, CollectiveKind::reduce_scatter, bytes) + inter_ring_s(p, f, g.nodes, shard, 1);
+      return intra_s(p, f, q, CollectiveKind::reduce_scatter, bytes) + inter_ring_s(p, f, g, shard, 1);
   }
   return 0;
 }
@@ -128,11 +120,15 @@ double bucketed_reduction_end(double free_at, double start, double end, const Bu
   return finish;
 }
 
-double p2p_s(const Profile& p, const Fabric& f, bool same_node, double bytes) {
+double p2p_s(const Profile& p, const Fabric& f, bool same_node, double bytes, long long node_distance,
+             long long job_nodes) {
   if (bytes <= 0) return 0;
-  const double bw = same_node ? f.intra_link_Bps * p.p2p_intra_efficiency
-                              : f.nic_Bps_per_gpu * p.inter_node_efficiency;
-  return p.p2p_latency_us * 1e-6 + bytes / bw;
+  if (same_node) return p.p2p_latency_us * 1e-6 + bytes / (f.intra_link_Bps * p.p2p_intra_efficiency);
+  // Every node sends to the one node_distance on: when the job spans leaves, the nodes of a leaf
+  // whose partners lie beyond it (node_distance of them, at most a leaf's) share its uplinks.
+  const NetPath path = node_distance > 0 ? net_path(f, job_nodes, node_distance) : NetPath{};
+  return (p.p2p_latency_us + path.extra_latency_us) * 1e-6 +
+         bytes / (f.nic_Bps_per_gpu * p.inter_node_efficiency * path.bw_share);
 }
 
 }  // namespace vtrain::detail

@@ -12,6 +12,7 @@ struct GroupShape {
   int size = 1;
   int per_node = 1;
   int nodes = 1;
+  long long span_nodes = 0;  // nodes from its first member's to its last's (0: `nodes`, consecutive)
 };
 
 // Resolved network numbers of one cluster.
@@ -20,6 +21,7 @@ struct Fabric {
   double intra_link_Bps = 300e9; // per-GPU per-direction intra-node link (B/s)
   double nic_Bps_per_gpu = 25e9; // each GPU's share of its node's network bandwidth (B/s)
   int gpus_per_node = 8;
+  NetworkConfig net;             // the fabric between the nodes
 };
 
 Fabric make_fabric(const Profile& p, const ClusterConfig& c);
@@ -52,7 +54,9 @@ Buckets gradient_buckets(double bytes, int dp, double bytes_per_param);
 double bucketed_reduction_end(double free_at, double start, double end, const Buckets& b, double bucket_s,
                               double last_s);
 
-// Time of one point-to-point transfer of `bytes`, seconds.
-double p2p_s(const Profile& p, const Fabric& f, bool same_node, double bytes);
+// Time of one point-to-point transfer of `bytes`, seconds. Across nodes: every node of a job on
+// `job_nodes` nodes sends at once to the one `node_distance` nodes on (0, 0: within one leaf).
+double p2p_s(const Profile& p, const Fabric& f, bool same_node, double bytes, long long node_distance = 0,
+             long long job_nodes = 0);
 
 }  // namespace vtrain::detail

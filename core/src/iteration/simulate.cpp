@@ -356,10 +356,14 @@ void pipeline_input(const Setting& x, const LayerKernels& lk, bool record, Pipel
                               : collective_s(x.prof, x.fabric, x.tp_group, CollectiveKind::all_gather, act_bytes);
   in.send_fwd_s.assign(P, 0.0);
   in.send_bwd_s.assign(P, 0.0);
+  // Across nodes, neighbouring stages lie a stage's ranks apart (at least a node).
+  const long long node_distance = std::max<long long>(1, stage_stride(p) / x.gpn);
+  const long long job_nodes = (x.ranks + x.gpn - 1) / x.gpn;
   for (int s = 0; s < P && P > 1; ++s) {
     const int next = (s + 1) % P, prev = (s + P - 1) % P;
-    in.send_fwd_s[s] = p2p_s(x.prof, x.fabric, stages_share_node(p, x.gpn, s, next), slice) + regather;
-    in.send_bwd_s[s] = p2p_s(x.prof, x.fabric, stages_share_node(p, x.gpn, s, prev), slice) + regather;
+    const bool fwd_local = stages_share_node(p, x.gpn, s, next), bwd_local = stages_share_node(p, x.gpn, s, prev);
+    in.send_fwd_s[s] = p2p_s(x.prof, x.fabric, fwd_local, slice, node_distance, job_nodes) + regather;
+    in.send_bwd_s[s] = p2p_s(x.prof, x.fabric, bwd_local, slice, node_distance, job_nodes) + regather;
     details.p2p_send_s = std::max({details.p2p_send_s, in.send_fwd_s[s], in.send_bwd_s[s]});
   }
 }
@@ -525,6 +529,7 @@ void training_run(const Setting& x, SimResult& r) {
   r.gpu_hours = seconds * c.cluster.num_gpus / 3600.0;
   r.cost_usd = r.gpu_hours * c.cluster.price_per_gpu_hour_usd;
   r.energy_MWh = r.gpu_hours * x.prof.board_power_W / 1e6;
+  r.goodput = goodput(c.reliability, seconds, r.parameters.total, c.cluster.num_gpus, c.cluster.gpus_per_node);
 }
 
 // The blocks of one iteration per stage, for a Gantt chart.

@@ -13,11 +13,20 @@ using detail::ObjectReader;
 namespace detail {
 
 void read_cluster(const json* j, ClusterConfig& c, Diagnostics& errors) {
-  read_section(j, "/cluster", c, errors, [](auto& v, auto& s) { cluster_fields(v, s); });
+  ObjectReader r(j, "/cluster", errors);
+  FieldReader reader{r};
+  cluster_fields(reader, c);
+  read_section(r.child("network"), "/cluster/network", c.network, errors,
+               [](auto& v, auto& s) { network_fields(v, s); });
+  r.finish();
 }
 
 void read_training(const json* j, TrainingConfig& t, Diagnostics& errors) {
   read_section(j, "/training", t, errors, [](auto& v, auto& s) { training_fields(v, s); });
+}
+
+void read_reliability(const json* j, ReliabilityConfig& r, Diagnostics& errors) {
+  read_section(j, "/reliability", r, errors, [](auto& v, auto& s) { reliability_fields(v, s); });
 }
 
 void read_output(const json* j, OutputOptions& o, Diagnostics& errors) {
@@ -56,6 +65,7 @@ Outcome<SimConfig> parse_sim_config(const json& j) {
   detail::read_plan(plan, c.plan, errors);
   if (!cluster || !cluster->contains("num_gpus")) c.cluster.num_gpus = c.plan.tp * c.plan.pp * c.plan.dp;
   detail::read_training(top.child("training"), c.training, errors);
+  detail::read_reliability(top.child("reliability"), c.reliability, errors);
   detail::read_output(top.child("output"), c.output, errors);
   top.finish();
   if (!errors.empty()) return errors;
@@ -122,9 +132,12 @@ json to_json(const SimConfig& c) {
          {"cluster", section_json(c.cluster, [](auto& v, const auto& s) { detail::cluster_fields(v, s); })},
          {"plan", to_json(c.plan)},
          {"training", section_json(c.training, [](auto& v, const auto& s) { detail::training_fields(v, s); })},
+         {"reliability",
+          section_json(c.reliability, [](auto& v, const auto& s) { detail::reliability_fields(v, s); })},
          {"output", section_json(c.output, [](auto& v, const auto& s) { detail::output_fields(v, s); })}};
   if (!c.description.empty()) j["description"] = c.description;
   // Bandwidths not yet resolved against a profile stay implicit (the profile's).
+  j["cluster"]["network"] = section_json(c.cluster.network, [](auto& v, const auto& s) { detail::network_fields(v, s); });
   if (c.cluster.intra_node_GBps <= 0) j["cluster"].erase("intra_node_GBps");
   if (c.cluster.inter_node_Gbps <= 0) j["cluster"].erase("inter_node_Gbps");
   return j;

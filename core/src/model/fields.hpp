@@ -57,6 +57,17 @@ void cluster_fields(V& v, C& c) {
   v.field("price_per_gpu_hour_usd", c.price_per_gpu_hour_usd, RealBounds{0.0, limits::price_per_gpu_hour_usd});
 }
 
+template <class V, class N>
+void network_fields(V& v, N& n) {
+  v.field("topology", n.topology);
+  v.field("nodes_per_leaf", n.nodes_per_leaf, IntBounds{1, limits::nodes_per_leaf});
+  v.field("nodes_per_pod", n.nodes_per_pod, IntBounds{1, limits::nodes_per_pod});
+  v.field("oversubscription", n.oversubscription, RealBounds{1.0, limits::oversubscription});
+  v.field("hop_latency_us", n.hop_latency_us, RealBounds{0.0, limits::hop_latency_us});
+  v.field("sharp", n.sharp);
+  v.field("algorithm", n.algorithm);
+}
+
 template <class V, class P>
 void plan_fields(V& v, P& p) {
   v.field("tp", p.tp, IntBounds{1, limits::tp});
@@ -82,6 +93,17 @@ void plan_fields(V& v, P& p) {
 template <class V, class T>
 void training_fields(V& v, T& t) {
   v.field("tokens", t.tokens, RealBounds{0.0, limits::tokens});
+}
+
+template <class V, class R>
+void reliability_fields(V& v, R& r) {
+  v.field("failures_per_gpu_hour", r.failures_per_gpu_hour, RealBounds{0.0, limits::failures_per_gpu_hour});
+  v.field("node_mtbf_hours", r.node_mtbf_hours, RealBounds{0.0, limits::node_mtbf_hours});
+  v.field("restart_minutes", r.restart_minutes, RealBounds{0.0, limits::restart_minutes});
+  v.field("checkpoint_GB", r.checkpoint_GB, RealBounds{0.0, limits::checkpoint_GB});
+  v.field("storage_GBps", r.storage_GBps, RealBounds{0.0, limits::storage_GBps, true});
+  v.field("checkpoint_interval_minutes", r.checkpoint_interval_minutes,
+          RealBounds{0.0, limits::checkpoint_interval_minutes});
 }
 
 template <class V, class O>

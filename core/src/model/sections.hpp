@@ -16,6 +16,7 @@ void read_model(const nlohmann::json* j, ModelConfig& m, Diagnostics& errors);
 void read_cluster(const nlohmann::json* j, ClusterConfig& c, Diagnostics& errors);
 void read_plan(const nlohmann::json* j, PlanConfig& p, Diagnostics& errors);
 void read_training(const nlohmann::json* j, TrainingConfig& t, Diagnostics& errors);
+void read_reliability(const nlohmann::json* j, ReliabilityConfig& r, Diagnostics& errors);
 void read_output(const nlohmann::json* j, OutputOptions& o, Diagnostics& errors);
 // The top-level "description": a string of at most limits::description_chars bytes.
 void read_description(ObjectReader& top, std::string& out, Diagnostics& errors);

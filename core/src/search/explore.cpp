@@ -155,6 +155,7 @@ Outcome<ExploreRequest> parse_explore_request(const json& input) {
   detail::read_cluster(cluster, c.cluster, errors);
   detail::read_plan(plan, c.plan, errors);
   detail::read_training(top.child("training"), c.training, errors);
+  detail::read_reliability(top.child("reliability"), c.reliability, errors);
   detail::read_output(top.child("output"), c.output, errors);
   const json* explore = top.child("explore");
   top.finish();
@@ -246,6 +247,7 @@ void fill_from(PlanEstimate& e, const SimResult& r) {
   e.simulated = true;
   e.iteration_time_s = r.iteration_time_s;
   e.training_days = r.training_days;
+  e.expected_days = r.goodput.finite ? r.goodput.expected_days : INFINITY;
   e.gpu_hours = r.gpu_hours;
   e.cost_usd = r.cost_usd;
   e.energy_MWh = r.energy_MWh;
@@ -317,6 +319,13 @@ void rank(ExploreResult& res) {
   const ExploreOptions& o = res.request.options;
   if (o.objective == Objective::time) {
     res.best = res.best_time;
+  } else if (o.objective == Objective::expected_time) {
+    for (int i : feasible) {
+      if (!std::isfinite(plans[i].expected_days)) continue;
+      if (res.best < 0 || plans[i].expected_days < plans[res.best].expected_days ||
+          (plans[i].expected_days == plans[res.best].expected_days && faster(plans[i], i, plans[res.best], res.best)))
+        res.best = i;
+    }
   } else if (o.objective == Objective::cost) {
     res.best = res.best_cost;
   } else {

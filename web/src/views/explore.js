@@ -124,6 +124,7 @@ export function whyBest(r) {
     return `The cheapest plan within ${share(slack)} more days than the fastest (${fmt.days(limit)} at most): ${share(1 - b.gpu_hours / f.gpu_hours)} cheaper than the fastest for ${share(b.training_days / f.training_days - 1)} more time. The cheapest of all takes ${fmt.days(c.training_days)}.`;
   }
   if (o === 'deadline') return `The cheapest plan that trains within ${fmt.daysGiven(r.question.deadline_days)}.`;
+  if (o === 'expected_time') return `The fewest expected days with failures, restarts and checkpoints: ${fmt.days(b.expected_days)}, ${fmt.days(b.training_days)} of them training; the fastest plan by training days expects ${fmt.days(f.expected_days)}.`;
   if (o === 'cost') return `The cheapest plan, however long it takes: ${fmt.days(b.training_days)}, against ${fmt.days(f.training_days)} for the fastest.`;
   return `The fastest plan, whatever it costs: ${share(f.gpu_hours / c.gpu_hours - 1)} more than the cheapest.`;
 }

@@ -96,6 +96,11 @@ function planCsv(r) {
   add('iteration_time', r.iteration_time_s, 's');
   for (const p of PARTS) add(`breakdown.${p.key}`, r.breakdown_s[p.key], 's');
   add('training_days', r.training_days, 'days');
+  if (r.goodput) {
+    add('expected_days', r.goodput.expected_days, 'days');
+    for (const [k, v] of Object.entries(r.goodput.parts_days)) add(`goodput.${k}`, v, 'days');
+    add('goodput.lost_share', r.goodput.lost_share, 'fraction');
+  }
   add('cost', r.cost_usd, 'USD');
   if (r.training) {
     add('iterations', r.training.iterations, 'count');
@@ -275,7 +280,12 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
     );
     setKpi('kpi-iteration', fmt.duration(r.iteration_time_s), `${fmt.duration(r.breakdown_s.pipeline_bubble)} of it pipeline bubble`, false, r.iteration_time_s, 'bubble');
     const t = r.training;
-    setKpi('kpi-days', t ? fmt.days(r.training_days) : fmt.DASH, t ? `${fmt.count(t.iterations)} iterations, ${fmt.count(t.tokens)} tokens` : 'set training tokens', false, r.training_days);
+    // Ideal days; with failures, restarts and checkpoints the expected days, and where the rest goes.
+    const g = r.goodput;
+    const split = g && g.expected_days != null && g.expected_days > g.ideal_days
+      ? `; expected ${fmt.days(g.expected_days)} with failures (${fmt.percent(g.lost_share)} lost: checkpoints ${fmt.days(g.parts_days.checkpoint_days)}, redone work ${fmt.days(g.parts_days.lost_work_days)}, restarts ${fmt.days(g.parts_days.restart_days)})`
+      : g && !g.finite ? '; failures come faster than it progresses' : '';
+    setKpi('kpi-days', t ? fmt.days(r.training_days) : fmt.DASH, t ? `${fmt.count(t.iterations)} iterations, ${fmt.count(t.tokens)} tokens${split}` : 'set training tokens', false, r.training_days);
     setKpi(
       'kpi-cost',
       r.cost_usd != null ? fmt.usd(r.cost_usd) : fmt.DASH,
