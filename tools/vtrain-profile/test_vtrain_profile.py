@@ -94,6 +94,13 @@ class SweepTest(unittest.TestCase):
         self.assertFalse(any(r.get("kernel") == "dropout" for s, r in records))
         self.assertEqual(notes, ["memory:dropout failed: no dropout here"])
 
+    def test_kernel_count_the_timer_found_is_recorded(self):
+        job = {"kind": "memory", "kernel": "rms_norm", "elements": 4096}
+        self.assertEqual(vp.record_of(job, [1.0])[1]["kernels"], 1)
+        job["kernels"] = 4  # e.g. an unfused RMSNorm
+        section, row = vp.record_of(job, [3.0, 1.0, 2.0])
+        self.assertEqual((section, row["kernels"], row["bytes"], row["time_us"]), ("memory", 4, 4 * 4096, 2.0))
+
     def test_budget_stops_but_keeps_the_reference(self):
         jobs = vp.plan_jobs(SHAPES)
         records, notes = vp.sweep(jobs, FixedTimer(), 0, 3, budget_s=2.5, log=None, clock=Clock())

@@ -126,7 +126,7 @@ def record_of(job, times_us):
         return "attention", dict({"direction": job["direction"], "seq": job["seq"], "head_dim": job["head_dim"],
                                   "batch_heads": job["batch_heads"], "causal": True, "time_us": med}, **spread)
     if k == "memory":
-        _, kernels = MEMORY_KERNELS[job["kernel"]]
+        kernels = job.get("kernels", MEMORY_KERNELS[job["kernel"]][1])
         return "memory", dict({"kernel": job["kernel"], "elements": job["elements"], "bytes": memory_bytes(job),
                                "kernels": kernels, "time_us": med}, **spread)
     if k == "optimizer":
@@ -169,10 +169,11 @@ class FakeTimer:
         return [base * self._jitter() for _ in range(trials)]
 
 
-def time_callable(torch, fn, warmup, trials, target_us=500.0, before=None):
+def time_callable(torch, fn, warmup, trials, target_us=500.0, before=None, reps=None):
     """Median-ready list of per-call times (microseconds): `warmup` untimed calls, then `trials`
-    trials, each CUDA events around enough back-to-back calls to last about target_us. `before`,
-    if given, runs untimed before each timed call (e.g. a forward before a timed backward)."""
+    trials, each CUDA events around enough back-to-back calls to last about target_us (or `reps`
+    calls, where every rank of a collective must make the same number). `before`, if given, runs
+    untimed before each timed call (e.g. a forward before a timed backward)."""
     for _ in range(warmup):
         if before:
             before()
@@ -187,7 +188,8 @@ def time_callable(torch, fn, warmup, trials, target_us=500.0, before=None):
     end.record()
     torch.cuda.synchronize()
     one = max(start.elapsed_time(end) * 1e3, 1.0)
-    reps = 1 if before else max(1, min(1000, int(target_us / one)))
+    if reps is None:
+        reps = 1 if before else max(1, min(1000, int(target_us / one)))
     out = []
     for _ in range(trials):
         if before:
@@ -199,6 +201,19 @@ def time_callable(torch, fn, warmup, trials, target_us=500.0, before=None):
         end.synchronize()
         out.append(start.elapsed_time(end) * 1e3 / reps)
     return out
+
+
+def count_kernels(torch, fn):
+    """GPU kernels one call launches, by PyTorch's profiler; None when it cannot tell."""
+    try:
+        from torch.profiler import ProfilerActivity, profile
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            fn()
+            torch.cuda.synchronize()
+        n = sum(1 for e in prof.events() if str(getattr(e, "device_type", "")).endswith("CUDA"))
+        return n or None
+    except Exception:  # the profiler is optional here
+        return None
 
 
 class CudaTimer:
@@ -278,7 +293,11 @@ class CudaTimer:
             fn = lambda: x + y
         else:
             fn = lambda: y.copy_(x)
-        return time_callable(t, fn, warmup, trials)
+        kernels = count_kernels(t, fn)
+        times = time_callable(t, fn, warmup, trials)
+        if kernels:
+            job["kernels"] = kernels  # what this PyTorch launched (e.g. an unfused RMSNorm), for the record
+        return times
 
     def _optimizer(self, job, warmup, trials):
         t = self.torch
@@ -317,7 +336,9 @@ class CudaTimer:
             fn = lambda: dist.all_to_all_single(out, buf, group=group)
         else:  # send_recv: rank 0 sends to rank 1, rank 1 receives; the receiver's time counts
             fn = (lambda: dist.send(buf, 1)) if self.rank == 0 else (lambda: dist.recv(buf, 0))
-        times = time_callable(t, fn, warmup, trials, target_us=0)
+        # A fixed number of calls per trial, the same on every rank; many, so that the ranks'
+        # uneven start is a small part of the time.
+        times = time_callable(t, fn, warmup, trials, reps=20 if nbytes <= 64 * 2 ** 20 else 3)
         # The slowest rank's time is the collective's.
         worst = t.tensor(times, device=self.dev, dtype=t.float64)
         dist.all_reduce(worst, op=dist.ReduceOp.MAX, group=group)
