@@ -108,6 +108,17 @@ class SweepTest(unittest.TestCase):
         self.assertLess(len(records), len(jobs))
         self.assertIn("time budget", notes[0])
 
+    def test_an_interrupt_keeps_what_was_measured(self):
+        class Interrupting(FixedTimer):
+            def time_job(self, job, warmup, trials):
+                if len(self.seen) == 3:
+                    raise KeyboardInterrupt
+                return super().time_job(job, warmup, trials)
+
+        records, notes = vp.sweep(vp.plan_jobs(SHAPES), Interrupting(), 0, 3, budget_s=1e9, log=None)
+        self.assertEqual(len(records), 3)
+        self.assertIn("interrupted", notes[0])
+
     def test_document(self):
         jobs = vp.plan_jobs(SHAPES)
         records, notes = vp.sweep(jobs, vp.FakeTimer(), 0, 3, budget_s=1e9, log=None)

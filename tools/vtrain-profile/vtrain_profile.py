@@ -402,27 +402,35 @@ def machine_description(torch):
 # ---------------------------------------------------------------------------------------------
 
 def sweep(jobs, timer, warmup, trials, budget_s, log, clock=time.monotonic, keep=None):
-    """Times the jobs in order until the budget is spent; returns (records, notes)."""
-    records, notes, skipped, failed = [], [], 0, {}
+    """Times the jobs in order until the budget is spent (the reference GEMM always); returns
+    (records, notes). An interrupt (run-h200.sh's hard stop) keeps what was measured."""
+    records, notes, failed = [], [], {}
     start = clock()
-    for i, job in enumerate(jobs):
-        if clock() - start > budget_s and not job.get("reference"):
-            skipped = len(jobs) - i
-            break
-        if keep is not None and not keep(job):
-            continue
-        try:
-            times = timer.time_job(job, warmup, trials)
-        except Exception as e:  # a shape this stack cannot run: record why, go on
-            key = job["kind"] + ":" + job.get("kernel", job.get("dtype", job.get("op", "")))
-            failed.setdefault(key, str(e).splitlines()[0][:200] if str(e) else type(e).__name__)
-            continue
-        if times and min(times) > 0:
-            records.append(record_of(job, times))
-        if log and i % 50 == 0:
-            log("  %d/%d jobs, %.0f s" % (i, len(jobs), clock() - start))
-    if skipped:
-        notes.append("time budget of %.0f s spent: %d of %d planned measurements skipped" % (budget_s, skipped, len(jobs)))
+    done = 0
+    try:
+        for i, job in enumerate(jobs):
+            if clock() - start > budget_s and not job.get("reference"):
+                notes.append("time budget of %.0f s spent: %d of %d planned measurements skipped" % (
+                    budget_s, len(jobs) - i, len(jobs)))
+                break
+            done = i + 1
+            if keep is not None and not keep(job):
+                continue
+            try:
+                times = timer.time_job(job, warmup, trials)
+            except KeyboardInterrupt:
+                raise
+            except Exception as e:  # a shape this stack cannot run: record why, go on
+                key = job["kind"] + ":" + job.get("kernel", job.get("dtype", job.get("op", "")))
+                failed.setdefault(key, str(e).splitlines()[0][:200] if str(e) else type(e).__name__)
+                continue
+            if times and min(times) > 0:
+                records.append(record_of(job, times))
+            if log and i % 50 == 0:
+                log("  %d/%d jobs, %.0f s" % (i, len(jobs), clock() - start))
+    except KeyboardInterrupt:
+        notes.append("interrupted after %.0f s at planned measurement %d of %d: the ones before it kept" % (
+            clock() - start, done, len(jobs)))
     for key, why in sorted(failed.items()):
         notes.append("%s failed: %s" % (key, why))
     return records, notes
