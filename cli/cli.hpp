@@ -63,6 +63,8 @@ int run_validate(const Args& args);
 int run_calibrate(const Args& args);
 int run_optimal(const Args& args);
 int run_schedule(const Args& args);
+int run_profile_shapes(const Args& args);
+int run_calibrate_measured(const Args& args);
 
 // Shared by validate and calibrate. False for a path that is missing, unreadable or a folder.
 bool read_file(const std::string& path, std::string& text);

@@ -184,6 +184,11 @@ const char* kUsage =
     "            [--only SET] [--threads N] [SETUP]\n"
     "                         fit the A100 profiles to the measurements in --shared (../shared) and write\n"
     "                         them to --out-dir (profiles), both relative to where it runs\n"
+    "  calibrate --from-profile MEASUREMENTS.json --base PROFILE [--name NAME] [--out FILE]\n"
+    "                         a profile from vtrain-profile's measurements of a GPU (docs/profiler.md)\n"
+    "  profile-shapes [CONFIG...] [--synthesize PROFILE [--noise X] [--seed N] [--gpus 2,4,8]]\n"
+    "                         the shapes vtrain-profile measures (JSON); --synthesize: a profile's model\n"
+    "                         times for them with noise, labelled synthetic\n"
     "  optimal REQUEST.json | --preset NAME [--json] [--time] [--threads N]\n"
     "                         the model size a budget really buys, beside the FLOP-only answer\n"
     "  explore CONFIG | --case mt-nlg [--json] [--price USD] [--gpus N] [--objective time|cost|deadline|balanced|expected_time]\n"
@@ -230,7 +235,9 @@ const std::vector<CommandSpec>& command_specs() {
       {"simulate", 1, {"json", "profile", "no-timeline", "operators"}},
       {"bench", 0, {"json", "threads"}},
       {"validate", 1000, with_setup({"json", "summary", "by", "decompose", "contradictions", "scale"})},
-      {"calibrate", 0, with_setup({"cv", "dry-run", "shared", "out-dir", "max-evals", "starts", "only", "threads"})},
+      {"calibrate", 0, with_setup({"cv", "dry-run", "shared", "out-dir", "max-evals", "starts", "only", "threads",
+                                   "from-profile", "base", "name", "out"})},
+      {"profile-shapes", 1000, {"synthesize", "noise", "seed", "gpus"}},
       {"optimal", 1, {"preset", "json", "time", "threads"}},
       {"explore", 1,
        {"case", "json", "price", "gpus", "objective", "deadline-days", "simulate-unfit", "threads", "top"}},
@@ -392,7 +399,9 @@ int main(int argc, char** argv) {
   if (cmd == "simulate") return cmd_simulate(args);
   if (cmd == "bench") return run_bench(args);
   if (cmd == "validate") return run_validate(args);
+  if (cmd == "calibrate" && (args.has("from-profile") || args.has("base"))) return run_calibrate_measured(args);
   if (cmd == "calibrate") return run_calibrate(args);
+  if (cmd == "profile-shapes") return run_profile_shapes(args);
   if (cmd == "optimal") return run_optimal(args);
   if (cmd == "explore") return run_explore(args);
   if (cmd == "schedule") return run_schedule(args);

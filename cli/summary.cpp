@@ -136,6 +136,9 @@ std::string summary(const SimResult& r) {
     const auto block_index = [](const std::string& b) { return b == "embedding" ? 0 : b == "layer" ? 1 : 2; };
     for (const auto& o : r.operators) block_total[block_index(o.block)] += o.total_s();
     const auto cell = [](double s) { return s > 0 ? format_duration(s) : std::string("-"); };
+    // With a profile's measured operator table, each row says where its time came from.
+    bool any_table = false;
+    for (const auto& o : r.operators) any_table = any_table || o.measured_kernels + o.interpolated_kernels > 0;
     for (const auto& o : r.operators) {
       const double t = o.total_s();
       char rate[64] = "";
@@ -146,8 +149,15 @@ std::string summary(const SimResult& r) {
       add("  %-9s %-31s %7d %11s %11s %11s %5.1f%%  %s\n", o.block.c_str(), o.name.c_str(), o.kernels,
           cell(o.forward_s).c_str(), cell(o.recompute_s).c_str(), cell(o.backward_s).c_str(),
           total > 0 ? 100 * t / total : 0.0, rate);
+      if (any_table) {
+        out.pop_back();  // the newline
+        add("  [%s]\n", o.time_source());
+      }
     }
     add("  (share: of its block's GPU time; rate: FLOPs executed, or bytes moved, per second of it)\n");
+    if (any_table)
+      add("  ([measured]: timed by the profile's operator table at its shape; [interpolated]: between two measured\n"
+          "   shapes; [mixed]: some of its kernels; [modelled]: by the profile's parameters)\n");
   }
   for (const auto& w : r.warnings) add("warning: %s: %s [%s]\n", w.pointer.c_str(), w.message.c_str(), to_string(w.code));
   return out;

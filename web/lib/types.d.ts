@@ -373,6 +373,16 @@ export interface OperatorTime {
   hbm_bytes: number;
   /** Collective buffer bytes, all phases. */
   comm_bytes: number;
+  /**
+   * Where its time came from: "measured" (every kernel at a shape the profile's operator_table
+   * measured), "interpolated" (every kernel from the table, some between two measured shapes),
+   * "mixed" (some kernels from the table) or "modelled" (the profile's parameters).
+   */
+  time_source: 'measured' | 'interpolated' | 'mixed' | 'modelled';
+  /** Kernels timed by the operator table at their shape (count). */
+  measured_kernels: number;
+  /** Kernels timed between two measured shapes (count). */
+  interpolated_kernels: number;
 }
 
 /** One pipeline stage's blocks, a column per field (block i is kind[i], start_s[i], ...). */
@@ -1262,8 +1272,21 @@ export interface Profile {
     /** (GiB) */
     runtime_reserved_GiB: number;
   };
-  /** Measured kernel times: op "gemm", shape m × n × k, `batch` of them, time (µs). */
-  operator_table: { op: string; m: number; n: number; k: number; batch: number; time_us: number }[];
+  /**
+   * Measured kernel times (docs/profiler.md): a GEMM of m × n × k, `batch` of them; causal flash
+   * attention forward or backward (m queries, n keys, head dimension k, batch = micro-batch × heads);
+   * or a memory-bound kernel moving `bytes`; `kernel` names what was timed; time (µs).
+   */
+  operator_table: {
+    op: 'gemm' | 'attention_fwd' | 'attention_bwd' | 'memory';
+    m?: number;
+    n?: number;
+    k?: number;
+    batch?: number;
+    bytes?: number;
+    kernel?: string;
+    time_us: number;
+  }[];
   /** Where each number comes from. */
   provenance: Record<string, unknown>;
 }

@@ -2,6 +2,7 @@
 // A GPU profile: published hardware figures plus the parameters of the operator time model and
 // the communication model. Loaded from profiles/<gpu>.json by one loader for native and WASM.
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,19 +33,31 @@ struct IntraNodeCollective {
 };
 
 // The kinds of kernel a profile's operator table may time.
-enum class MeasuredOp { gemm };
+enum class MeasuredOp { gemm, attention_fwd, attention_bwd, memory };
 template <>
 struct EnumNames<MeasuredOp> {
   static constexpr const char* key = "operator_table_op";
-  static constexpr EnumName<MeasuredOp> table[] = {{MeasuredOp::gemm, "gemm", "a GEMM of m x n x k, batch of them"}};
+  static constexpr EnumName<MeasuredOp> table[] = {
+      {MeasuredOp::gemm, "gemm", "a GEMM of m x n x k, batch of them"},
+      {MeasuredOp::attention_fwd, "attention_fwd",
+       "causal flash attention forward: m queries, n keys, head dimension k, batch = micro-batch x heads"},
+      {MeasuredOp::attention_bwd, "attention_bwd", "its backward, the same shape"},
+      {MeasuredOp::memory, "memory", "a memory-bound kernel moving `bytes` through HBM"}};
 };
 
-// A measured operator time; takes precedence over the model for a kernel of exactly this kind and shape.
+// A measured operator time; takes precedence over the model for a kernel of exactly this kind and
+// shape, and between two measured shapes that differ in one dimension (or, for memory-bound
+// kernels, in bytes) the time is interpolated (see core/src/hardware/operator_lookup.hpp).
 struct OperatorMeasurement {
   MeasuredOp op = MeasuredOp::gemm;  // the kind of kernel it times
-  long long m = 0, n = 0, k = 0, batch = 1;  // shape (elements)
+  long long m = 0, n = 0, k = 0, batch = 1;  // shape (elements); GEMMs and attention
+  double bytes = 0;           // HBM traffic (B); memory-bound kernels
+  std::string kernel;         // which kernel was timed, e.g. "layer_norm" (a label; optional)
   double time_us = 0;         // measured kernel time (microseconds)
 };
+
+// The operator table indexed for the simulator's inner loop: built once when a profile is read.
+struct OperatorLookup;
 
 // How far the profile's predictions fell from one set of measured iteration times, as its
 // provenance records it (calibration.cross_validation.held_out, else calibration.in_sample).
@@ -103,6 +116,9 @@ struct Profile {
   double runtime_reserved_GiB = 2;   // CUDA context, library workspaces, allocator slack (GiB)
 
   std::vector<OperatorMeasurement> operator_table;
+  // operator_table indexed (parse_profile builds it; after editing the table, index_operator_table).
+  // Null: the simulator models every kernel.
+  std::shared_ptr<const OperatorLookup> operator_lookup;
   nlohmann::json provenance;         // where each number comes from
   std::vector<ProfileAccuracy> accuracy;  // read from the provenance; empty when it records none
 };
@@ -110,6 +126,9 @@ struct Profile {
 // Reads and checks a profile document; errors name the field by JSON pointer.
 Outcome<Profile> parse_profile(const nlohmann::json& j);
 nlohmann::json to_json(const Profile& p);
+
+// Builds p.operator_lookup from p.operator_table (null when the table is empty).
+void index_operator_table(Profile& p);
 
 // Profiles compiled into the library (from profiles/*.json).
 const Registry<Profile>& bundled_profiles();

@@ -132,7 +132,17 @@ struct OperatorTime {
   double work_flops = 0;    // FLOPs its GEMM and attention kernels execute, all phases
   double hbm_bytes = 0;     // bytes its memory-bound kernels move, all phases
   double comm_bytes = 0;    // collective buffer bytes, all phases
+  int measured_kernels = 0;      // kernels timed by the profile's operator_table at their shape (count)
+  int interpolated_kernels = 0;  // kernels timed between two of its measured shapes (count)
   double total_s() const { return forward_s + recompute_s + backward_s; }
+  // Where its time came from: "measured" (every kernel at a measured shape), "interpolated" (every
+  // kernel from the table, some between measured shapes), "modelled" (none from the table) or "mixed".
+  const char* time_source() const {
+    const int table = measured_kernels + interpolated_kernels;
+    if (table == 0) return "modelled";
+    if (table < kernels) return "mixed";
+    return interpolated_kernels > 0 ? "interpolated" : "measured";
+  }
 };
 
 struct SimResult {

@@ -117,7 +117,10 @@ json to_json(const SimResult& r, bool include_timeline) {
                      {"total_s", o.total_s()},
                      {"work_flops", o.work_flops},
                      {"hbm_bytes", o.hbm_bytes},
-                     {"comm_bytes", o.comm_bytes}});
+                     {"comm_bytes", o.comm_bytes},
+                     {"time_source", o.time_source()},
+                     {"measured_kernels", o.measured_kernels},
+                     {"interpolated_kernels", o.interpolated_kernels}});
     }
     j["operators"] = std::move(ops);
   }

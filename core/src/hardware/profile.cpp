@@ -168,20 +168,33 @@ Outcome<Profile> parse_profile(const json& j) {
     } else {
       for (size_t i = 0; i < table->size(); ++i) {
         OperatorMeasurement m;
-        ObjectReader mr(&(*table)[i], "/operator_table/" + std::to_string(i), e);
+        const std::string at = "/operator_table/" + std::to_string(i);
+        ObjectReader mr(&(*table)[i], at, e);
         mr.read_enum("op", m.op);
-        int mm = 0, nn = 0, kk = 0, bb = 1;
-        mr.read("m", mm, 1, 2000000000);
-        mr.read("n", nn, 1, 2000000000);
-        mr.read("k", kk, 1, 2000000000);
-        mr.read("batch", bb, 1, 2000000000);
+        m.time_us = -1;
+        m.batch = 1;
+        mr.read("m", m.m, 1, 1000000000000LL);
+        mr.read("n", m.n, 1, 1000000000000LL);
+        mr.read("k", m.k, 1, 1000000000000LL);
+        mr.read("batch", m.batch, 1, 1000000000000LL);
+        mr.read("bytes", m.bytes, 0.0, 1e15, true);
+        mr.read("kernel", m.kernel);
         mr.read("time_us", m.time_us, 0.0, 1e12, true);
         mr.finish();
-        m.m = mm, m.n = nn, m.k = kk, m.batch = bb;
+        if (m.time_us < 0) e.push_back(make_diagnostic("missing", at + "/time_us", "is required"));
+        if (m.op == MeasuredOp::memory) {
+          if (m.bytes <= 0)
+            e.push_back(make_diagnostic("missing", at + "/bytes", "is required for a memory-bound kernel"));
+        } else {
+          for (const char* key : {"m", "n", "k"})
+            if ((key[0] == 'm' ? m.m : key[0] == 'n' ? m.n : m.k) <= 0)
+              e.push_back(make_diagnostic("missing", at + "/" + key, std::string("is required for ") + to_string(m.op)));
+        }
         p.operator_table.push_back(m);
       }
     }
   }
+  index_operator_table(p);
   if (const json* prov = top.child("provenance")) {
     p.provenance = *prov;
     p.accuracy = recorded_accuracy(*prov);
@@ -201,8 +214,17 @@ json to_json(const Profile& p) {
                      {"latency_us", c.latency_us},
                      {"busbw_GBps", c.busbw_GBps}});
   json table = json::array();
-  for (const auto& m : p.operator_table)
-    table.push_back({{"op", to_string(m.op)}, {"m", m.m}, {"n", m.n}, {"k", m.k}, {"batch", m.batch}, {"time_us", m.time_us}});
+  for (const auto& m : p.operator_table) {
+    json row = {{"op", to_string(m.op)}};
+    if (m.op == MeasuredOp::memory) {
+      row["bytes"] = m.bytes;
+    } else {
+      row["m"] = m.m, row["n"] = m.n, row["k"] = m.k, row["batch"] = m.batch;
+    }
+    if (!m.kernel.empty()) row["kernel"] = m.kernel;
+    row["time_us"] = m.time_us;
+    table.push_back(std::move(row));
+  }
   json j = {
       {"name", p.name},
       {"display_name", p.display_name},

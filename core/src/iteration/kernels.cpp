@@ -84,6 +84,7 @@ void attention_core_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
     a.kind = KernelKind::attention_fwd;
     a.part = part;
     a.op = "flash attention";
+    a.m = x.s, a.n = x.s, a.k = x.d, a.batch = bh;
     a.model_flops = 4.0 * bh * x.s * x.s * x.d;
     a.work_flops = 0.5 * a.model_flops;  // causal: blocks above the diagonal are skipped
     a.bytes = E * x.T * (qkv_width(x) + x.heads_t * x.d);
@@ -124,6 +125,7 @@ void attention_core_bwd(std::vector<Kernel>& v, const Shape& x) {
     a.kind = KernelKind::attention_bwd;
     a.part = Part::backward;
     a.op = "flash attention";
+    a.m = x.s, a.n = x.s, a.k = x.d, a.batch = bh;
     a.model_flops = 8.0 * bh * x.s * x.s * x.d;
     a.work_flops = 0.5 * 10.0 * bh * x.s * x.s * x.d;  // five s x s x d products, causal half
     a.bytes = E * x.T * 2.0 * (qkv_width(x) + x.heads_t * x.d);
@@ -302,9 +304,17 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
   return lk;
 }
 
-double gemm_s(const Profile& prof, double m, double n, double k, double batch, double extra_bytes) {
-  for (const auto& t : prof.operator_table) {
-    if (t.op == MeasuredOp::gemm && t.m == m && t.n == n && t.k == k && t.batch == batch) return t.time_us * 1e-6;
+double gemm_s(const Profile& prof, double m, double n, double k, double batch, double extra_bytes,
+              TimeSource* source) {
+  if (prof.operator_lookup) {
+    // A measured shape's time (the kernel's extra traffic, e.g. a fused gradient accumulation,
+    // runs under its compute and is not added).
+    double measured = 0;
+    TimeSource from = TimeSource::modelled;
+    if (table_time(*prof.operator_lookup, MeasuredOp::gemm, m, n, k, batch, measured, from)) {
+      if (source) *source = from;
+      return measured;
+    }
   }
   const double sms = prof.sm_count;
   const double peak = prof.peak_fp16_tflops * 1e12 * prof.gemm_max_efficiency;
@@ -336,12 +346,23 @@ double gemm_s(const Profile& prof, double m, double n, double k, double batch, d
 
 namespace {
 
-double kernel_s(const Kernel& k, const Profile& prof, const Fabric& fabric, const GroupShape& tp) {
+double kernel_s(const Kernel& k, const Profile& prof, const Fabric& fabric, const GroupShape& tp, TimeSource& source) {
+  source = TimeSource::modelled;
+  if (prof.operator_lookup && k.kind != KernelKind::gemm && k.kind != KernelKind::collective) {
+    double measured = 0;
+    const bool found =
+        k.kind == KernelKind::memory
+            ? table_memory_time(*prof.operator_lookup, k.bytes, measured, source)
+            : table_time(*prof.operator_lookup,
+                         k.kind == KernelKind::attention_fwd ? MeasuredOp::attention_fwd : MeasuredOp::attention_bwd,
+                         k.m, k.n, k.k, k.batch, measured, source);
+    if (found) return measured;
+  }
   const double overhead = prof.kernel_overhead_us * 1e-6;
   const double hbm = prof.hbm_GBps * 1e9 * prof.memory_efficiency;
   const double peak = prof.peak_fp16_tflops * 1e12;
   switch (k.kind) {
-    case KernelKind::gemm: return gemm_s(prof, k.m, k.n, k.k, k.batch, k.bytes);
+    case KernelKind::gemm: return gemm_s(prof, k.m, k.n, k.k, k.batch, k.bytes, &source);
     case KernelKind::attention_fwd:
       return std::max(k.work_flops / (peak * prof.attention_fwd_efficiency), k.bytes / hbm) + overhead;
     case KernelKind::attention_bwd:
@@ -354,7 +375,7 @@ double kernel_s(const Kernel& k, const Profile& prof, const Fabric& fabric, cons
 }
 
 void time_all(std::vector<Kernel>& ks, const Profile& prof, const Fabric& f, const GroupShape& tp) {
-  for (Kernel& k : ks) k.time_s = kernel_s(k, prof, f, tp);
+  for (Kernel& k : ks) k.time_s = kernel_s(k, prof, f, tp, k.source);
   for (size_t i = 0; i < ks.size(); ++i) {
     if (ks[i].beside_from < 0) continue;
     double beside = 0;

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "hardware/operator_lookup.hpp"
 #include "iteration/communication.hpp"
 #include "vtrain/config.hpp"
 #include "vtrain/profile.hpp"
@@ -19,13 +20,15 @@ struct Kernel {
   KernelKind kind = KernelKind::memory;
   Part part = Part::forward;
   const char* op = "";      // the model operator the kernel belongs to (forward and backward alike)
-  double m = 0, n = 0, k = 0, batch = 1;  // GEMM shape (elements); batch: independent GEMMs
+  double m = 0, n = 0, k = 0, batch = 1;  // GEMM shape (elements); batch: independent GEMMs. Flash
+                            // attention: queries, keys, head dimension, micro-batch x heads
   double model_flops = 0;   // FLOPs counted for MFU (dense attention convention)
   double work_flops = 0;    // FLOPs the kernel executes (causal attention skips masked blocks)
   double bytes = 0;         // HBM traffic of memory-bound kernels; extra traffic of a GEMM (B)
   CollectiveKind collective = CollectiveKind::all_reduce;
   double comm_bytes = 0;    // collective buffer size (B)
   double time_s = 0;        // filled by time_kernels()
+  TimeSource source = TimeSource::modelled;  // where time_s came from (the profile's table or its model)
   // A collective issued asynchronously: it runs beside the kernels from this index of its list up
   // to itself, and only what outlasts them takes GPU time of its own (-1: not asynchronous).
   int beside_from = -1;
@@ -41,7 +44,8 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p);
 
 // GEMM time on one GPU from the tile/wave model (or the profile's measured table), seconds.
 // A split reduction (split-K) includes its fp32 partial sums and their second kernel's GPU time.
-double gemm_s(const Profile& prof, double m, double n, double k, double batch, double extra_bytes = 0);
+double gemm_s(const Profile& prof, double m, double n, double k, double batch, double extra_bytes = 0,
+              TimeSource* source = nullptr);
 
 // Fills time_s of every kernel; `tp_group` is the tensor-parallel group's placement.
 void time_kernels(LayerKernels& lk, const Profile& prof, const Fabric& fabric, const GroupShape& tp_group);

@@ -191,6 +191,8 @@ std::vector<OperatorTime> operator_times(const LayerKernels& lk) {
         it = out.end() - 1;
       }
       ++it->kernels;
+      if (k.source == TimeSource::measured) ++it->measured_kernels;
+      if (k.source == TimeSource::interpolated) ++it->interpolated_kernels;
       (list.phase == fwd ? it->forward_s : list.phase == rec ? it->recompute_s : it->backward_s) += k.time_s;
       it->work_flops += k.work_flops;
       if (k.kind == KernelKind::memory) it->hbm_bytes += k.bytes;

@@ -88,8 +88,8 @@ export function renderOperators(figure, table, note, foot, r) {
       body.append(
         h(
           'tr',
-          { title: `${o.kernels} kernel${o.kernels === 1 ? '' : 's'} (${o.kind})` },
-          h('th', { scope: 'row', text: o.name }),
+          { title: `${o.kernels} kernel${o.kernels === 1 ? '' : 's'} (${o.kind}); time ${o.time_source || 'modelled'}` },
+          h('th', { scope: 'row', text: o.time_source && o.time_source !== 'modelled' ? `${o.name} (${o.time_source})` : o.name }),
           ...PHASES.map((p) => h('td', { text: o[p.key] > 0 ? fmt.duration(o[p.key]) : fmt.DASH })),
           h('td', { class: 'ops-share' }, bar(o, widest), h('span', { class: 'ops-pct', text: fmt.percent(share) })),
           h('td', { text: rate(o) }),
