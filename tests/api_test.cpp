@@ -173,7 +173,13 @@ TEST_CASE("api: the schema states the choices, bounds and defaults the readers h
   // The registries are the library's.
   const json& reg = s["registries"];
   CHECK(reg["gpus"].size() == vtrain::bundled_profiles().size());
-  for (const json& g : reg["gpus"]) CHECK(vtrain::bundled_profiles().find(g["name"].get<std::string>()));
+  for (const json& g : reg["gpus"]) {
+    const vtrain::Profile* p = vtrain::bundled_profiles().find(g["name"].get<std::string>());
+    REQUIRE(p);
+    // A sentence's label: the display name without its vendor.
+    CHECK(p->display_name.ends_with(g["label"].get<std::string>()));
+    CHECK(g["label"].get<std::string>().rfind("NVIDIA", 0) == std::string::npos);
+  }
   const json presets = json::parse(vtrain::api::presets())["result"];
   REQUIRE(reg["model_presets"].size() == presets["models"].size());
   for (size_t i = 0; i < presets["models"].size(); ++i) CHECK(reg["model_presets"][i]["name"] == presets["models"][i]["name"]);

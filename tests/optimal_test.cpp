@@ -223,6 +223,9 @@ TEST_CASE("optimal: the answers are data in the result, and its JSON copies them
   CHECK(j["achievable"]["cost_usd"] == a.cost_usd);
   CHECK(j["flop_only"]["training_days"] == r.flop_only_days);
   CHECK(j["flop_only"]["cost_usd"] == r.flop_only_cost_usd);
+  // Its cost in GPU-hours at the cluster's price, as the achievable answer's.
+  CHECK(r.flop_only_gpu_hours * r.request.cluster.price_per_gpu_hour_usd == doctest::Approx(r.flop_only_cost_usd));
+  CHECK(j["flop_only"]["gpu_hours"] == r.flop_only_gpu_hours);
   CHECK(j["flop_only"]["nearest_candidate"]["tokens"] == r.flop_only_nearest.tokens);
   for (size_t i = 0; i < r.alternative_answers.size(); ++i)
     CHECK(j["alternatives"][i]["loss"] == r.alternative_answers[i].loss);

@@ -154,3 +154,13 @@ export function nearestField(pointer, byPointer, shown = () => true) {
   }
   return null;
 }
+
+/** Shows `text` in field f's input: a choice it does not offer is added, so that a value from a link stays what it was. */
+export function showText(f, input, text) {
+  if (f.kind === 'select') {
+    if (text !== '' && ![...input.options].some((o) => o.value === text)) input.append(new Option(text, text));
+    input.value = text;
+  } else if (input.value !== text) {
+    input.value = text;
+  }
+}

@@ -195,3 +195,14 @@ export function formRuns(id, { view, form, call, starting, invalid, failed, noun
     },
   };
 }
+
+/**
+ * A download of a view's last run (`view` {result, request}): 'csv' the rows `csv()` gives, as
+ * <stem()>-<rows>.csv; 'json' the link, request and result; `none` when there is no result yet.
+ */
+export function runDownload(kind, { view, stem, rows, csv, none }) {
+  if (!view.result) return none;
+  if (kind === 'csv') return { name: `${stem()}-${rows}.csv`, type: 'text/csv', text: csv() };
+  const body = { link: location.href, request: view.request, result: view.result };
+  return { name: `${stem()}.json`, type: 'application/json', text: JSON.stringify(body, null, 2) };
+}

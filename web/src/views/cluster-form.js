@@ -4,7 +4,7 @@
 // numbers.
 import * as fmt from '../format.js';
 import { GENERATOR_MIXES, SCHEDULE_CASE } from '../choices.js';
-import { h, fieldElement, markFieldErrors, nearestField, typedNumber } from '../form.js';
+import { h, fieldElement, markFieldErrors, nearestField, showText, typedNumber } from '../form.js';
 import { SAMPLE_CSV, fileError, readJobFile } from './cluster-file.js';
 
 const SECTIONS = [
@@ -182,13 +182,7 @@ export function createClusterForm({ root, errorBox, catalog, onEdit }) {
       if (!input) continue;
       input.closest('.field').hidden = !visible(f);
       if (f.kind === 'file') continue;
-      const text = values[f.key] ?? '';
-      if (f.kind === 'select') {
-        if (text !== '' && ![...input.options].some((o) => o.value === text)) input.append(new Option(text, text));
-        input.value = text;
-      } else if (input.value !== text) {
-        input.value = text;
-      }
+      showText(f, input, values[f.key] ?? '');
     }
     const note = $('c-case-cluster');
     note.hidden = values.source !== 'case';

@@ -8,7 +8,7 @@ import './cluster.css';
 import * as fmt from '../format.js';
 import { GENERATOR_MIXES, POLICY_NOTES, SCHEDULE_CASE } from '../choices.js';
 import { h } from '../form.js';
-import { formRuns } from '../sweep.js';
+import { formRuns, runDownload } from '../sweep.js';
 import { drawBars, drawGantt, drawUsage, policyColor } from './cluster-charts.js';
 import { LINK_KEYS, clusterMessage, createClusterForm } from './cluster-form.js';
 
@@ -330,10 +330,7 @@ function create(panel, { vtrain, catalog, changed, ownInputs }) {
       return ignored;
     },
     download(kind) {
-      if (!view.result) return 'No result to download yet';
-      if (kind === 'csv') return { name: `${fileStem()}-jobs.csv`, type: 'text/csv', text: csv() };
-      const body = { link: location.href, request: view.request, result: view.result };
-      return { name: `${fileStem()}.json`, type: 'application/json', text: JSON.stringify(body, null, 2) };
+      return runDownload(kind, { view, stem: fileStem, rows: 'jobs', csv, none: 'No result to download yet' });
     },
   };
 }

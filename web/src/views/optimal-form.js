@@ -3,7 +3,7 @@
 // the user typed; request() turns them into an optimal request, or says which are not numbers.
 import * as fmt from '../format.js';
 import { BUDGETS, PLAN_RULES } from '../choices.js';
-import { h, fieldElement, markFieldErrors, nearestField, typedNumber } from '../form.js';
+import { h, fieldElement, markFieldErrors, nearestField, showText, typedNumber } from '../form.js';
 import { pricePresets } from '../prices.js';
 
 const SECTIONS = [
@@ -181,13 +181,7 @@ export function createOptimalForm({ root, errorBox, catalog, onEdit, onPreset, l
     for (const f of FIELDS) {
       const input = $(f.id);
       if (!input) continue;
-      const text = values[f.key] ?? '';
-      if (f.kind === 'select') {
-        if (text !== '' && ![...input.options].some((o) => o.value === text)) input.append(new Option(text, text));
-        input.value = text;
-      } else if (input.value !== text) {
-        input.value = text;
-      }
+      showText(f, input, values[f.key] ?? '');
       const wrap = input.closest('.field');
       if (f.when) wrap.hidden = values.scaling !== f.when;
       if (f.money) wrap.hidden = !isMoney(values.budget_kind);

@@ -7,7 +7,7 @@ import * as fmt from '../format.js';
 import { PLAN_RULES } from '../choices.js';
 import { h } from '../form.js';
 import { termButton } from '../glossary.js';
-import { formRuns, openableRow } from '../sweep.js';
+import { formRuns, openableRow, runDownload } from '../sweep.js';
 import { drawDays, drawLoss, lossRule } from './optimal-charts.js';
 import { CUSTOM_KEYS, LINK_KEYS, createOptimalForm, optimalMessage } from './optimal-form.js';
 
@@ -422,10 +422,7 @@ function create(panel, { vtrain, catalog, open, changed, ownInputs, summarize })
       return [];
     },
     download(kind) {
-      if (!view.result) return 'No answer to download yet';
-      if (kind === 'csv') return { name: `${fileStem()}-sizes.csv`, type: 'text/csv', text: csv() };
-      const body = { link: location.href, request: view.request, result: view.result };
-      return { name: `${fileStem()}.json`, type: 'application/json', text: JSON.stringify(body, null, 2) };
+      return runDownload(kind, { view, stem: fileStem, rows: 'sizes', csv, none: 'No answer to download yet' });
     },
   };
 }
