@@ -108,6 +108,11 @@ Diagnostics check_sim_config(const SimConfig& c) {
               " pipeline tasks (micro-batches x stages x virtual stages); the limit is 4e6: raise "
               "/plan/micro_batch or lower /plan/global_batch");
   }
+  if (p.shard_group > 0 && p.dp % p.shard_group != 0)
+    add("divisibility", "/plan/shard_group", "must divide /plan/dp (" + std::to_string(p.dp) + ")");
+  else if (p.shard_group > 0 && p.shard_group != p.dp && p.shard_group != 1 && p.zero_stage != 3)
+    add("range", "/plan/shard_group",
+        "hybrid sharding (a group smaller than /plan/dp) needs /plan/zero_stage 3, got " + std::to_string(p.zero_stage));
   const long long product = static_cast<long long>(p.tp) * p.pp * p.dp;
   if (product != c.cluster.num_gpus)
     add("product", "/cluster/num_gpus",
