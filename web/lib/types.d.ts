@@ -11,7 +11,7 @@ export type PositionEmbedding = 'learned' | 'rope' | 'alibi';
 /** Activation recomputation: none, the attention core only (selective), or whole layers (full). */
 export type Recompute = 'none' | 'selective' | 'full';
 /** Attention kernels: fused (flash) or unfused. */
-export type Attention = 'flash' | 'unfused';
+export type Attention = 'flash' | 'unfused' | 'triton';
 export type Precision = 'bf16' | 'fp16';
 /** Rank placement, innermost first: tensor, then data, then pipeline parallel (or pipeline before data). */
 export type Placement = 'tp-dp-pp' | 'tp-pp-dp';
@@ -135,6 +135,8 @@ export interface Plan {
   reshard_after_forward: boolean;
   /** ZeRO-3: the recomputation gathers the parameters once more (DeepSpeed ZeRO-3 with checkpointing). */
   recompute_gather: boolean;
+  /** ZeRO-3: the collectives are one flat ring, each GPU's network share carrying the whole buffer. */
+  shard_flat_ring: boolean;
 }
 
 export interface Training {

@@ -17,7 +17,9 @@ enum class Mlp { gelu, swiglu };
 enum class Norm { layernorm, rmsnorm };
 enum class PositionEmbedding { learned, rope, alibi };
 enum class Recompute { none, selective, full };
-enum class Attention { flash, unfused };
+enum class Attention { flash, unfused, triton };
+// Whether the attention kernels are fused (flash): FlashAttention-2 or FlashAttention in Triton.
+inline bool fused_attention(Attention a) { return a != Attention::unfused; }
 enum class Precision { fp16, bf16 };
 enum class Placement { tp_dp_pp, tp_pp_dp };
 
@@ -52,8 +54,10 @@ struct EnumNames<Recompute> {
 template <>
 struct EnumNames<Attention> {
   static constexpr const char* key = "attention";
-  static constexpr EnumName<Attention> table[] = {{Attention::flash, "flash", "fused (flash)"},
-                                                  {Attention::unfused, "unfused", "unfused"}};
+  static constexpr EnumName<Attention> table[] = {
+      {Attention::flash, "flash", "fused (flash)"},
+      {Attention::unfused, "unfused", "unfused"},
+      {Attention::triton, "triton", "fused, FlashAttention in Triton (llm-foundry's triton)"}};
 };
 template <>
 struct EnumNames<Precision> {
@@ -173,6 +177,9 @@ struct PlanConfig {
   bool reshard_after_forward = true;   // false: FSDP SHARD_GRAD_OP, the gathered parameters kept for the backward
   bool recompute_gather = false;       // recomputation gathers the layer's parameters once more (DeepSpeed
                                        // ZeRO-3 with activation checkpointing)
+  bool shard_flat_ring = false;        // the gathers and reduce-scatters run as one flat ring over the shard
+                                       // group, each GPU's network share carrying the whole buffer, rather
+                                       // than node-aware (hierarchical) collectives
   bool operator==(const PlanConfig&) const = default;
 };
 

@@ -44,6 +44,7 @@ struct MeasuredRun {
   int shard_group = 0;          // "shard group": ranks the states are sharded over (HSDP); 0: all of dp
   bool recompute_gather = false;  // "recompute gather": yes where recomputation gathers the parameters again
   bool reshard_after_forward = true;  // "reshard after forward": no for FSDP SHARD_GRAD_OP
+  bool shard_flat_ring = false; // "flat ring": yes where the sharded collectives are one flat ring
   bool has_attention = false;   // the file has an "attention" column
   Attention attention = Attention::unfused;  // "attention": flash or unfused
   bool zero_all_reduce = false; // "ZeRO gradient all-reduce": yes where ZeRO-1 all-reduces the gradients whole
@@ -74,7 +75,7 @@ Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view csv_text);
 // also 2 and 3 (docs/sharded-data-parallel.md), "shard group" (a whole number dividing the data-
 // parallel degree: hybrid sharding), "reshard after forward" (yes, no: FSDP SHARD_GRAD_OP),
 // "recompute gather" (yes, no: DeepSpeed ZeRO-3 gathers a layer's parameters for its recomputation
-// too) and "attention" (flash, unfused: the stack's attention kernels).
+// too), "flat ring" (yes, no: its collectives are one flat ring over the data-parallel ranks) and "attention" (flash, unfused: the stack's attention kernels).
 const std::vector<std::string>& measurement_setting_columns();
 
 // Header cells that parse_measurements does not know (neither vTrain's columns nor the optional ones).

@@ -143,6 +143,8 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
       choose(r.zero_stage, {{"0", 0}, {"1", 1}, {"2", 2}, {"3", 3}});
     } else if (name == "recompute gather") {
       choose(r.recompute_gather, {{"yes", true}, {"no", false}});
+    } else if (name == "flat ring") {
+      choose(r.shard_flat_ring, {{"yes", true}, {"no", false}});
     } else if (name == "reshard after forward") {
       choose(r.reshard_after_forward, {{"yes", true}, {"no", false}});
     } else if (name == "attention") {
@@ -186,7 +188,7 @@ const std::vector<std::string>& measurement_setting_columns() {
                                                  "data-parallel overlap", "gradient accumulation fusion",
                                                  "ZeRO stage", "ZeRO gradient all-reduce", "launch blocking",
                                                  "position embedding", "shard group", "reshard after forward",
-                                                 "recompute gather", "attention"};
+                                                 "recompute gather", "attention", "flat ring"};
   return names;
 }
 
@@ -373,6 +375,7 @@ SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
   p.shard_group = run.shard_group;
   p.reshard_after_forward = run.reshard_after_forward;
   p.recompute_gather = run.recompute_gather;
+  p.shard_flat_ring = run.shard_flat_ring;
   c.output.timeline = false;
   return c;
 }

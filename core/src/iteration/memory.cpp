@@ -53,7 +53,7 @@ double layer_activation_bytes(const ModelConfig& m, const PlanConfig& p, bool wi
   bytes += 2 * E * Tn * h;                            // norm input, projection input (attention)
   bytes += E * T * (heads_t + 2 * kv_t) * d;          // q, k, v
   if (!without_attention_core) {
-    if (p.attention == Attention::flash) {
+    if (fused_attention(p.attention)) {
       bytes += 4.0 * p.micro_batch * heads_t * m.seq_len;  // softmax statistics (fp32)
     } else {
       const double scores = static_cast<double>(p.micro_batch) * heads_t * m.seq_len * m.seq_len;

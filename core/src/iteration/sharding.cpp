@@ -35,7 +35,10 @@ ShardComm shard_comm(const ModelConfig& m, const PlanConfig& p, const Profile& p
   // Data-parallel ranks lie dp_stride apart; a shard group is `shard` consecutive ones of them, its
   // replicas the ranks at the same place in the other groups.
   const long long dp_stride = p.placement == Placement::tp_dp_pp ? p.tp : static_cast<long long>(p.tp) * p.pp;
-  const GroupShape shard_group = group_shape(shard, dp_stride, ranks, gpus_per_node);
+  GroupShape shard_group = group_shape(shard, dp_stride, ranks, gpus_per_node);
+  // A flat ring that spans nodes sends every member's whole buffer through its own network share:
+  // nothing is aggregated within a node.
+  if (p.shard_flat_ring && shard_group.nodes > 1) shard_group = GroupShape{shard, 1, shard};
   const GroupShape replica_group = group_shape(replicas, dp_stride * shard, ranks, gpus_per_node);
   const double grad_bytes = p.precision == Precision::bf16 ? 4.0 : 2.0;
   // A unit's gather and its gradients' reduction: reduce-scatter over the shard group, then (HSDP)

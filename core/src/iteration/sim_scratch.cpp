@@ -20,6 +20,7 @@ PlanConfig kernel_key(const PlanConfig& p) {
   k.shard_prefetch = true;
   k.reshard_after_forward = true;
   k.recompute_gather = false;
+  k.shard_flat_ring = false;
   k.dp_overlap = false;
   k.p2p_overlap = false;
   k.placement = Placement::tp_dp_pp;

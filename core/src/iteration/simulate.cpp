@@ -315,7 +315,7 @@ void note_settings(const ModelConfig& m, const PlanConfig& p, SimResult& r) {
   if (p.sequence_parallel && p.tp == 1)
     r.warnings.push_back({WarningCode::no_effect, "/plan/sequence_parallel",
                           "sequence parallelism splits activations over a tensor-parallel group: at tp 1 it changes nothing"});
-  if (p.recompute == Recompute::selective && p.attention == Attention::flash) {
+  if (p.recompute == Recompute::selective && fused_attention(p.attention)) {
     // Selective recomputation drops the attention scores (softmax, dropout) and rebuilds them; flash
     // attention never stores them, so nothing is rebuilt and only its softmax statistics are saved.
     char buf[256];
@@ -333,9 +333,9 @@ void note_settings(const ModelConfig& m, const PlanConfig& p, SimResult& r) {
                           "ZeRO stage " + std::to_string(p.zero_stage) +
                               " shards the model states over data-parallel ranks: with one rank to a shard group it "
                               "changes nothing"});
-  if (p.zero_stage < 3 && (!p.shard_prefetch || !p.reshard_after_forward || p.recompute_gather))
+  if (p.zero_stage < 3 && (!p.shard_prefetch || !p.reshard_after_forward || p.recompute_gather || p.shard_flat_ring))
     r.warnings.push_back({WarningCode::no_effect, "/plan/zero_stage",
-                          "shard_prefetch, reshard_after_forward and recompute_gather are ways of gathering sharded "
+                          "shard_prefetch, reshard_after_forward, recompute_gather and shard_flat_ring are ways of gathering sharded "
                           "parameters: below ZeRO stage 3 they change nothing"});
   if (p.zero_all_reduce && p.zero_stage == 0)
     r.warnings.push_back({WarningCode::no_effect, "/plan/zero_all_reduce",

@@ -81,6 +81,7 @@ void plan_fields(V& v, P& p) {
   v.field("shard_prefetch", p.shard_prefetch);
   v.field("reshard_after_forward", p.reshard_after_forward);
   v.field("recompute_gather", p.recompute_gather);
+  v.field("shard_flat_ring", p.shard_flat_ring);
 }
 
 template <class V, class T>
