@@ -164,16 +164,37 @@ TEST_CASE("sharding: the plan's sharding fields are checked") {
   json j = sharded_config(3);
   j["plan"]["shard_group"] = 3;
   auto bad = parse_sim_config(j);
-  REQUIRE(bad.ok());
-  auto r = simulate(bad.value());
-  REQUIRE_FALSE(r.ok());
-  CHECK(r.errors().front().pointer == "/plan/shard_group");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.errors().front().pointer == "/plan/shard_group");
   json k = sharded_config(1);
   k["plan"]["shard_group"] = 8;
-  auto r2 = simulate(test::parse_ok(k));
-  REQUIRE_FALSE(r2.ok());
-  CHECK(r2.errors().front().pointer == "/plan/shard_group");
+  auto bad2 = parse_sim_config(k);
+  REQUIRE_FALSE(bad2.ok());
+  CHECK(bad2.errors().front().pointer == "/plan/shard_group");
   json z = sharded_config(4);
   CHECK_FALSE(parse_sim_config(z).ok());
   CHECK(parse_sim_config(z).errors().front().pointer == "/plan/zero_stage");
+}
+
+TEST_CASE("layer variants: fewer key/value heads than tensor-parallel ranks are replicated, as Megatron-LM does") {
+  json j = test::small_config();
+  j["model"]["kv_heads"] = 2;
+  test::set_parallelism(j, 8, 1, 1);
+  j["plan"]["global_batch"] = 2;
+  const SimResult replicated = run(j);
+  // Each of the 8 ranks computes one key/value head: more work than 2/8 of one, less than a head each.
+  json k = j;
+  k["model"]["kv_heads"] = 16;
+  const SimResult full = run(k);
+  json g = j;
+  g["model"]["kv_heads"] = 8;
+  const SimResult one_each = run(g);
+  CHECK(replicated.details.layer_forward_s == doctest::Approx(one_each.details.layer_forward_s));
+  CHECK(replicated.details.layer_forward_s < full.details.layer_forward_s);
+  // A degree that neither divides the key/value heads nor is a multiple of them is refused.
+  j["model"] = {{"layers", 4}, {"hidden", 2304}, {"heads", 24}, {"kv_heads", 8}, {"seq_len", 1024}, {"vocab", 51200}};
+  test::set_parallelism(j, 12, 1, 1);
+  const auto refused = parse_sim_config(j);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.errors().front().pointer == "/plan/tp");
 }

@@ -250,7 +250,8 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
   x.h = m.hidden;
   x.d = static_cast<double>(m.hidden) / m.heads;
   x.heads_t = static_cast<double>(m.heads) / p.tp;
-  x.kv_t = static_cast<double>(m.kv_heads) / p.tp;
+  // Fewer key/value heads than ranks: each rank computes a copy of the one its query heads use.
+  x.kv_t = m.kv_heads >= p.tp ? static_cast<double>(m.kv_heads) / p.tp : 1.0;
   x.f_t = static_cast<double>(m.ffn_hidden) / p.tp;
   x.vocab_t = static_cast<double>(padded_vocab(m, p.tp)) / p.tp;
   x.grad_bytes = p.precision == Precision::bf16 ? 4.0 : 2.0;

@@ -47,7 +47,7 @@ double layer_activation_bytes(const ModelConfig& m, const PlanConfig& p, bool wi
   const double h = m.hidden, d = h / m.heads;
   const bool sp = p.sequence_parallel && p.tp > 1;
   const double Tn = sp ? T / t : T;  // tokens in the norm/dropout regions on this rank
-  const double heads_t = m.heads / t, kv_t = m.kv_heads / t, f_t = m.ffn_hidden / t;
+  const double heads_t = m.heads / t, kv_t = m.kv_heads >= p.tp ? m.kv_heads / t : 1.0, f_t = m.ffn_hidden / t;
   const bool dropout = m.bias;
   double bytes = 0;
   bytes += 2 * E * Tn * h;                            // norm input, projection input (attention)
@@ -93,8 +93,8 @@ std::vector<MemoryBreakdown> stage_memory(const ModelConfig& m, const PlanConfig
     const double n = local_params[s];
     mb.weights = n * E / GiB;
     mb.gradients = n * grad_bytes / GiB;
-    mb.optimizer_states = n * 12.0 / (p.zero_stage >= 1 ? p.dp : 1) / GiB;
     const int shard = shard_size(p);
+    mb.optimizer_states = n * 12.0 / (p.zero_stage >= 1 ? shard : 1) / GiB;
     if (p.zero_stage >= 2 && shard > 1) {
       // ZeRO-2: this rank's shard of the gradients, and the bucket being reduced at full size.
       mb.optimizer_states = n * 12.0 / shard / GiB;

@@ -74,9 +74,10 @@ Diagnostics check_sim_config(const SimConfig& c) {
   const PlanConfig& p = c.plan;
   if (m.heads % p.tp != 0)
     add("divisibility", "/plan/tp", "must divide /model/heads (" + std::to_string(m.heads) + ")");
-  else if (m.kv_heads % p.tp != 0)
+  else if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0)
     add("divisibility", "/plan/tp",
-        "must divide /model/kv_heads (" + std::to_string(m.kv_heads) + ")");
+        "must divide /model/kv_heads (" + std::to_string(m.kv_heads) +
+            ") or be a multiple of it (each rank then holds a copy of one key/value head, as Megatron-LM replicates them)");
   if (m.ffn_hidden % p.tp != 0)
     add("divisibility", "/plan/tp",
         "must divide /model/ffn_hidden (" + std::to_string(m.ffn_hidden) + ")");
