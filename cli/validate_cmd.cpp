@@ -248,6 +248,11 @@ int run_validate(const Args& args) {
         if (m.zero_all_reduce) j["zero_all_reduce"] = true;
         if (m.launch_blocking) j["launch_blocking"] = true;
         if (m.has_position) j["position"] = to_string(m.position);
+        if (m.shard_group > 0) j["shard_group"] = m.shard_group;
+        if (!m.reshard_after_forward) j["reshard_after_forward"] = false;
+        if (m.recompute_gather) j["recompute_gather"] = true;
+        if (m.shard_flat_ring) j["shard_flat_ring"] = true;
+        if (m.has_attention) j["attention"] = to_string(m.attention);
         if (!row.notes.empty()) j["notes"] = row.notes;
         rows.push_back(j);
       }
@@ -320,6 +325,11 @@ int run_validate(const Args& args) {
         if (m.zero_all_reduce) s += " zero-all-reduce";
         if (m.launch_blocking) s += " blocking";
         if (m.has_position && m.position != PositionEmbedding::learned) s += std::string(" ") + to_string(m.position);
+        if (m.shard_group > 0) s += " shard" + std::to_string(m.shard_group);
+        if (!m.reshard_after_forward) s += " grad-op";
+        if (m.recompute_gather) s += " recompute-gather";
+        if (m.shard_flat_ring) s += " flat-ring";
+        if (m.has_attention) s += std::string(" ") + to_string(m.attention);
         if (m.vocab > 0) s += " vocab " + std::to_string(m.vocab);
         if (m.inter_node_Gbps > 0) {
           char net[48];

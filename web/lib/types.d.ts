@@ -11,7 +11,7 @@ export type PositionEmbedding = 'learned' | 'rope' | 'alibi';
 /** Activation recomputation: none, the attention core only (selective), or whole layers (full). */
 export type Recompute = 'none' | 'selective' | 'full';
 /** Attention kernels: fused (flash) or unfused. */
-export type Attention = 'flash' | 'unfused';
+export type Attention = 'flash' | 'unfused' | 'triton';
 export type Precision = 'bf16' | 'fp16';
 /** Rank placement, innermost first: tensor, then data, then pipeline parallel (or pipeline before data). */
 export type Placement = 'tp-dp-pp' | 'tp-pp-dp';
@@ -166,8 +166,9 @@ export interface Plan {
   sequence_parallel: boolean;
   /** Model chunks per pipeline stage (count); > 1: interleaved 1F1B. */
   virtual_stages: number;
-  /** 0: replicated optimizer states; 1: sharded across data-parallel ranks (ZeRO-1). */
-  zero_stage: 0 | 1;
+  /** 0: replicated optimizer states; 1: sharded across data-parallel ranks (ZeRO-1); 2: gradients too
+   * (ZeRO-2); 3: parameters too, gathered layer by layer (ZeRO-3, FSDP FULL_SHARD). */
+  zero_stage: 0 | 1 | 2 | 3;
   /** ZeRO-1 all-reduces the gradients whole rather than reduce-scattering them. */
   zero_all_reduce: boolean;
   /** Overlaps the gradient reduction with the last micro-batch's backward. */
@@ -183,6 +184,16 @@ export interface Plan {
   tp_async_backward: boolean;
   /** CUDA_LAUNCH_BLOCKING=1: the host waits for every kernel. */
   launch_blocking: boolean;
+  /** Ranks the model states are sharded over (GPUs); 0: all of dp; less: hybrid sharding (HSDP, ZeRO-3). */
+  shard_group: number;
+  /** ZeRO-3: the next layer's all-gather runs beside the current layer's compute. */
+  shard_prefetch: boolean;
+  /** ZeRO-3: false keeps the gathered parameters from the forward for the backward (FSDP SHARD_GRAD_OP). */
+  reshard_after_forward: boolean;
+  /** ZeRO-3: the recomputation gathers the parameters once more (DeepSpeed ZeRO-3 with checkpointing). */
+  recompute_gather: boolean;
+  /** ZeRO-3: the collectives are one flat ring, each GPU's network share carrying the whole buffer. */
+  shard_flat_ring: boolean;
 }
 
 export interface Training {
@@ -470,6 +481,8 @@ export interface ExploreOptions {
   recompute?: Recompute | Recompute[];
   sequence_parallel?: boolean | boolean[];
   zero_stage?: number | number[];
+  /** ZeRO-3 shard groups to sweep (GPUs; 0: all of dp). */
+  shard_group?: number | number[];
   objective?: Objective;
   /** The most training days allowed, with the deadline objective (days). */
   deadline_days?: number;
@@ -505,6 +518,8 @@ export interface ExploredPlan {
   recompute: Recompute;
   sequence_parallel: boolean;
   zero_stage: number;
+  /** ZeRO-3's shard group, where not all of dp. */
+  shard_group?: number;
   /** GPUs it uses (count). */
   num_gpus: number;
   /** (s) */

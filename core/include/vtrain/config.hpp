@@ -18,7 +18,9 @@ enum class Mlp { gelu, swiglu };
 enum class Norm { layernorm, rmsnorm };
 enum class PositionEmbedding { learned, rope, alibi };
 enum class Recompute { none, selective, full };
-enum class Attention { flash, unfused };
+enum class Attention { flash, unfused, triton };
+// Whether the attention kernels are fused (flash): FlashAttention-2 or FlashAttention in Triton.
+inline bool fused_attention(Attention a) { return a != Attention::unfused; }
 enum class Precision { fp16, bf16 };
 enum class Placement { tp_dp_pp, tp_pp_dp };
 
@@ -53,8 +55,10 @@ struct EnumNames<Recompute> {
 template <>
 struct EnumNames<Attention> {
   static constexpr const char* key = "attention";
-  static constexpr EnumName<Attention> table[] = {{Attention::flash, "flash", "fused (flash)"},
-                                                  {Attention::unfused, "unfused", "unfused"}};
+  static constexpr EnumName<Attention> table[] = {
+      {Attention::flash, "flash", "fused (flash)"},
+      {Attention::unfused, "unfused", "unfused"},
+      {Attention::triton, "triton", "fused, FlashAttention in Triton (llm-foundry's triton)"}};
 };
 template <>
 struct EnumNames<Precision> {
@@ -205,7 +209,9 @@ struct PlanConfig {
   Recompute recompute = Recompute::full;  // activation recomputation
   bool sequence_parallel = false;      // shard norms/dropout over tp (all-gather + reduce-scatter)
   int virtual_stages = 1;              // model chunks per pipeline stage (> 1: interleaved 1F1B)
-  int zero_stage = 0;                  // 0: replicated optimizer; 1: optimizer states sharded over dp
+  int zero_stage = 0;                  // 0: replicated optimizer; 1: optimizer states sharded over dp;
+                                       // 2: gradients too (reduce-scatter); 3: parameters too (FSDP
+                                       // FULL_SHARD: each layer all-gathered before its forward and backward)
   bool zero_all_reduce = false;        // with ZeRO stage 1, the gradients are all-reduced whole (DeepSpeed's
                                        // bf16 optimizer) rather than reduce-scattered
   bool dp_overlap = false;             // overlap the gradient reduction with the last backward
@@ -218,6 +224,16 @@ struct PlanConfig {
                                        // layer's input gradient runs beside its weight-gradient GEMM
   bool launch_blocking = false;        // CUDA_LAUNCH_BLOCKING=1: the host waits for each kernel to finish
                                        // before it issues the next, so nothing overlaps
+  // Sharded data parallelism (zero_stage 3), docs/sharded-data-parallel.md:
+  int shard_group = 0;                 // ranks one copy of the states is sharded over (GPUs); 0: all of dp.
+                                       // Less than dp: hybrid sharding (HSDP), replicated across dp / shard_group
+  bool shard_prefetch = true;          // the next layer's all-gather runs beside the current layer's compute
+  bool reshard_after_forward = true;   // false: FSDP SHARD_GRAD_OP, the gathered parameters kept for the backward
+  bool recompute_gather = false;       // recomputation gathers the layer's parameters once more (DeepSpeed
+                                       // ZeRO-3 with activation checkpointing)
+  bool shard_flat_ring = false;        // the gathers and reduce-scatters run as one flat ring over the shard
+                                       // group, each GPU's network share carrying the whole buffer, rather
+                                       // than node-aware (hierarchical) collectives
   bool operator==(const PlanConfig&) const = default;
 };
 

@@ -48,7 +48,9 @@ struct ExploreOptions {
   std::vector<int> micro_batch;         // sequences per micro-batch; default: divisors of the per-replica batch
   std::vector<Recompute> recompute;     // default: none, selective, full
   std::vector<bool> sequence_parallel;  // default: false and true (only false when tp = 1)
-  std::vector<int> zero_stage;          // default: 0 and 1 (only 0 when dp = 1)
+  std::vector<int> zero_stage;          // default: 0 and 1 (only 0 when dp = 1); 2 and 3 when listed
+  std::vector<int> shard_group;         // ZeRO-3's shard groups (GPUs; 0: all of dp); default: 0. Values
+                                        // not dividing a plan's dp are left out for it
   Objective objective = Objective::cost;  // what `best` minimizes
   double deadline_days = 0;             // objective deadline: the most training days allowed (days)
   bool simulate_unfit = false;          // also time plans that do not fit in memory (else left unsimulated)

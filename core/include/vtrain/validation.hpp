@@ -39,7 +39,14 @@ struct MeasuredRun {
   int grad_accumulation_fusion = -1;  // "gradient accumulation fusion": 1 yes, 0 no, -1 the setup's
   bool has_precision = false;   // the file has a "precision" column
   Precision precision = Precision::fp16;  // "precision": fp16 or bf16 (bf16 keeps fp32 gradients)
-  int zero_stage = -1;          // "ZeRO stage": 0 or 1 (optimizer states split over dp); -1 the setup's (0)
+  int zero_stage = -1;          // "ZeRO stage": 0 to 3 (1: optimizer states split over dp; 2: gradients
+                                // too; 3: parameters too, as FSDP FULL_SHARD); -1 the setup's (0)
+  int shard_group = 0;          // "shard group": ranks the states are sharded over (HSDP); 0: all of dp
+  bool recompute_gather = false;  // "recompute gather": yes where recomputation gathers the parameters again
+  bool reshard_after_forward = true;  // "reshard after forward": no for FSDP SHARD_GRAD_OP
+  bool shard_flat_ring = false; // "flat ring": yes where the sharded collectives are one flat ring
+  bool has_attention = false;   // the file has an "attention" column
+  Attention attention = Attention::unfused;  // "attention": flash or unfused
   bool zero_all_reduce = false; // "ZeRO gradient all-reduce": yes where ZeRO-1 all-reduces the gradients whole
   bool launch_blocking = false; // "launch blocking": yes where the run set CUDA_LAUNCH_BLOCKING=1
   bool has_position = false;    // the file has a "position embedding" column
@@ -64,7 +71,11 @@ Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view csv_text);
 // "ZeRO stage" (0, 1: the optimizer states split over the data-parallel ranks), "launch blocking"
 // (yes, no: CUDA_LAUNCH_BLOCKING=1, every kernel launch waits for the kernel to finish),
 // "position embedding" (learned, rope, alibi), "ZeRO gradient all-reduce" (yes, no: with ZeRO
-// stage 1 the gradients are all-reduced whole, as DeepSpeed's bf16 optimizer does).
+// stage 1 the gradients are all-reduced whole, as DeepSpeed's bf16 optimizer does), "ZeRO stage"
+// also 2 and 3 (docs/sharded-data-parallel.md), "shard group" (a whole number dividing the data-
+// parallel degree: hybrid sharding), "reshard after forward" (yes, no: FSDP SHARD_GRAD_OP),
+// "recompute gather" (yes, no: DeepSpeed ZeRO-3 gathers a layer's parameters for its recomputation
+// too), "flat ring" (yes, no: its collectives are one flat ring over the data-parallel ranks) and "attention" (flash, unfused: the stack's attention kernels).
 const std::vector<std::string>& measurement_setting_columns();
 
 // Header cells that parse_measurements does not know (neither vTrain's columns nor the optional ones).

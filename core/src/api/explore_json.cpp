@@ -34,6 +34,7 @@ json to_json(const PlanEstimate& e) {
          {"simulated", e.simulated},
          {"feasible", e.feasible()},
          {"pareto", e.pareto}};
+  if (p.shard_group != 0) j["shard_group"] = p.shard_group;
   if (e.simulated) {
     j["iteration_time_s"] = e.iteration_time_s;
     j["training_days"] = e.training_days;

@@ -140,7 +140,16 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
     } else if (name == "async tensor-parallel backward") {
       choose(r.tp_async_backward, {{"yes", 1}, {"no", 0}});
     } else if (name == "ZeRO stage") {
-      choose(r.zero_stage, {{"0", 0}, {"1", 1}});
+      choose(r.zero_stage, {{"0", 0}, {"1", 1}, {"2", 2}, {"3", 3}});
+    } else if (name == "recompute gather") {
+      choose(r.recompute_gather, {{"yes", true}, {"no", false}});
+    } else if (name == "flat ring") {
+      choose(r.shard_flat_ring, {{"yes", true}, {"no", false}});
+    } else if (name == "reshard after forward") {
+      choose(r.reshard_after_forward, {{"yes", true}, {"no", false}});
+    } else if (name == "attention") {
+      r.has_attention = true;
+      choose_named(r.attention);
     } else if (name == "inter-node bandwidth (Gbit/s)") {
       char* stop = nullptr;
       const double v = std::strtod(s.c_str(), &stop);
@@ -153,13 +162,15 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
     } else {
       char* stop = nullptr;
       const long long v = std::strtoll(s.c_str(), &stop, 10);
-      const int most = name == "vocabulary" ? limits::vocab : limits::virtual_stages;
+      const int most = name == "vocabulary" ? limits::vocab : name == "shard group" ? limits::dp : limits::virtual_stages;
       if (s.empty() || stop != s.c_str() + s.size() || v < 1 || v > most) {
         errors.push_back(make_diagnostic("value", pointer,
                                          "must be a whole number from 1 to " + std::to_string(most) + ", got \"" + s + "\""));
         ok = false;
       } else if (name == "vocabulary") {
         r.vocab = static_cast<int>(v);
+      } else if (name == "shard group") {
+        r.shard_group = static_cast<int>(v);
       } else {
         r.virtual_stages = static_cast<int>(v);
       }
@@ -176,7 +187,8 @@ const std::vector<std::string>& measurement_setting_columns() {
                                                  "async tensor-parallel backward", "precision",
                                                  "data-parallel overlap", "gradient accumulation fusion",
                                                  "ZeRO stage", "ZeRO gradient all-reduce", "launch blocking",
-                                                 "position embedding"};
+                                                 "position embedding", "shard group", "reshard after forward",
+                                                 "recompute gather", "attention", "flat ring"};
   return names;
 }
 
@@ -349,7 +361,7 @@ SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
   p.micro_batch = run.micro_batch;
   p.global_batch = run.global_batch;
   p.recompute = run.has_recompute ? run.recompute : setup.recompute;
-  p.attention = setup.attention;
+  p.attention = run.has_attention ? run.attention : setup.attention;
   p.precision = run.has_precision ? run.precision : setup.precision;
   p.dp_overlap = run.dp_overlap >= 0 ? run.dp_overlap == 1 : setup.dp_overlap;
   p.sequence_parallel = run.sequence_parallel;
@@ -360,6 +372,10 @@ SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
   p.zero_stage = run.zero_stage >= 0 ? run.zero_stage : 0;
   p.launch_blocking = run.launch_blocking;
   p.zero_all_reduce = run.zero_all_reduce;
+  p.shard_group = run.shard_group;
+  p.reshard_after_forward = run.reshard_after_forward;
+  p.recompute_gather = run.recompute_gather;
+  p.shard_flat_ring = run.shard_flat_ring;
   c.output.timeline = false;
   return c;
 }

@@ -10,6 +10,11 @@ namespace vtrain::detail {
 namespace {
 
 constexpr double E = kHalfBytes;  // bytes per 16-bit element
+// FlashAttention in Triton against FlashAttention-2, whose rates the profile holds: "around
+// 1.3-1.5x" slower in the forward pass and "around 2x" in the backward (Dao 2023, FlashAttention-2,
+// arXiv 2307.08691, section 4.1, A100 80GB SXM4).
+constexpr double kTritonForwardSlowdown = 1.4;
+constexpr double kTritonBackwardSlowdown = 2.0;
 
 struct Shape {
   double T;      // tokens in the micro-batch
@@ -20,6 +25,7 @@ struct Shape {
   double vocab_t;           // padded vocabulary rows per rank
   double grad_bytes;        // bytes per element of the gradient buffers
   bool sp, bias, swiglu, rope, alibi, flash, gqa, fused_accumulation;
+  bool triton;              // FlashAttention in Triton rather than FlashAttention-2
   bool async_backward;      // input-gradient collective beside the weight-gradient GEMM
   bool fused_softmax;  // Megatron's fused causal softmax kernel applies to this shape
 };
@@ -88,6 +94,7 @@ void attention_core_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
     a.model_flops = 4.0 * bh * x.s * x.s * x.d;
     a.work_flops = 0.5 * a.model_flops;  // causal: blocks above the diagonal are skipped
     a.bytes = E * x.T * (qkv_width(x) + x.heads_t * x.d);
+    if (x.triton) a.speed = 1.0 / kTritonForwardSlowdown;
     v.push_back(a);
     return;
   }
@@ -129,6 +136,7 @@ void attention_core_bwd(std::vector<Kernel>& v, const Shape& x) {
     a.model_flops = 8.0 * bh * x.s * x.s * x.d;
     a.work_flops = 0.5 * 10.0 * bh * x.s * x.s * x.d;  // five s x s x d products, causal half
     a.bytes = E * x.T * 2.0 * (qkv_width(x) + x.heads_t * x.d);
+    if (x.triton) a.speed = 1.0 / kTritonBackwardSlowdown;
     v.push_back(a);
     return;
   }
@@ -244,7 +252,8 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
   x.h = m.hidden;
   x.d = static_cast<double>(m.hidden) / m.heads;
   x.heads_t = static_cast<double>(m.heads) / p.tp;
-  x.kv_t = static_cast<double>(m.kv_heads) / p.tp;
+  // Fewer key/value heads than ranks: each rank computes a copy of the one its query heads use.
+  x.kv_t = m.kv_heads >= p.tp ? static_cast<double>(m.kv_heads) / p.tp : 1.0;
   x.f_t = static_cast<double>(m.ffn_hidden) / p.tp;
   x.vocab_t = static_cast<double>(padded_vocab(m, p.tp)) / p.tp;
   x.grad_bytes = p.precision == Precision::bf16 ? 4.0 : 2.0;
@@ -252,7 +261,8 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
   x.swiglu = m.mlp == Mlp::swiglu;
   x.rope = m.position == PositionEmbedding::rope;
   x.alibi = m.position == PositionEmbedding::alibi;
-  x.flash = p.attention == Attention::flash;
+  x.flash = fused_attention(p.attention);
+  x.triton = p.attention == Attention::triton;
   x.gqa = m.kv_heads != m.heads;
   x.fused_accumulation = p.grad_accumulation_fusion;
   x.async_backward = p.tp_async_backward && !p.launch_blocking;  // a blocking launch overlaps nothing
@@ -364,9 +374,9 @@ double kernel_s(const Kernel& k, const Profile& prof, const Fabric& fabric, cons
   switch (k.kind) {
     case KernelKind::gemm: return gemm_s(prof, k.m, k.n, k.k, k.batch, k.bytes, &source);
     case KernelKind::attention_fwd:
-      return std::max(k.work_flops / (peak * prof.attention_fwd_efficiency), k.bytes / hbm) + overhead;
+      return std::max(k.work_flops / (peak * prof.attention_fwd_efficiency * k.speed), k.bytes / hbm) + overhead;
     case KernelKind::attention_bwd:
-      return std::max(k.work_flops / (peak * prof.attention_bwd_efficiency), k.bytes / hbm) + overhead;
+      return std::max(k.work_flops / (peak * prof.attention_bwd_efficiency * k.speed), k.bytes / hbm) + overhead;
     case KernelKind::memory: return k.bytes / hbm + overhead;
     case KernelKind::collective:
       return collective_s(prof, fabric, tp, k.collective, k.comm_bytes);

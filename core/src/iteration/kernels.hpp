@@ -27,6 +27,7 @@ struct Kernel {
   double bytes = 0;         // HBM traffic of memory-bound kernels; extra traffic of a GEMM (B)
   CollectiveKind collective = CollectiveKind::all_reduce;
   double comm_bytes = 0;    // collective buffer size (B)
+  double speed = 1;         // a fused attention kernel's rate against the profile's (FlashAttention-2) one
   double time_s = 0;        // filled by time_kernels()
   TimeSource source = TimeSource::modelled;  // where time_s came from (the profile's table or its model)
   // A collective issued asynchronously: it runs beside the kernels from this index of its list up

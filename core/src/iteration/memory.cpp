@@ -1,7 +1,10 @@
 #include "iteration/memory.hpp"
 
 #include <algorithm>
+#include <cmath>
 
+#include "iteration/communication.hpp"
+#include "iteration/sharding.hpp"
 #include "vtrain/model.hpp"
 
 namespace vtrain::detail {
@@ -44,13 +47,13 @@ double layer_activation_bytes(const ModelConfig& m, const PlanConfig& p, bool wi
   const double h = m.hidden, d = h / m.heads;
   const bool sp = p.sequence_parallel && p.tp > 1;
   const double Tn = sp ? T / t : T;  // tokens in the norm/dropout regions on this rank
-  const double heads_t = m.heads / t, kv_t = m.kv_heads / t, f_t = m.ffn_hidden / t;
+  const double heads_t = m.heads / t, kv_t = m.kv_heads >= p.tp ? m.kv_heads / t : 1.0, f_t = m.ffn_hidden / t;
   const bool dropout = m.bias;
   double bytes = 0;
   bytes += 2 * E * Tn * h;                            // norm input, projection input (attention)
   bytes += E * T * (heads_t + 2 * kv_t) * d;          // q, k, v
   if (!without_attention_core) {
-    if (p.attention == Attention::flash) {
+    if (fused_attention(p.attention)) {
       bytes += 4.0 * p.micro_batch * heads_t * m.seq_len;  // softmax statistics (fp32)
     } else {
       const double scores = static_cast<double>(p.micro_batch) * heads_t * m.seq_len * m.seq_len;
@@ -90,7 +93,29 @@ std::vector<MemoryBreakdown> stage_memory(const ModelConfig& m, const PlanConfig
     const double n = local_params[s];
     mb.weights = n * E / GiB;
     mb.gradients = n * grad_bytes / GiB;
-    mb.optimizer_states = n * 12.0 / (p.zero_stage >= 1 ? p.dp : 1) / GiB;
+    const int shard = shard_size(p);
+    mb.optimizer_states = n * 12.0 / (p.zero_stage >= 1 ? shard : 1) / GiB;
+    if (p.zero_stage >= 2 && shard > 1) {
+      // ZeRO-2: this rank's shard of the gradients, and the bucket being reduced at full size.
+      mb.optimizer_states = n * 12.0 / shard / GiB;
+      mb.gradients = (n * grad_bytes / shard + gradient_buckets(n * grad_bytes, p.dp, grad_bytes).bytes) / GiB;
+    }
+    if (shards_parameters(p)) {
+      // ZeRO-3 / FSDP: every unit's flat parameter is padded to a multiple of the shard group, and
+      // each rank holds one slice of it. Gathered at once: the unit running and the one prefetched
+      // (their 16-bit weights, and one unit's full gradients before its reduce-scatter), and the
+      // edge unit (embedding, head), which FSDP keeps gathered from its forward to its backward.
+      const double layer = layer_parameters(m, p);
+      const double edge = stage_edge_parameters(m, p, s);
+      const double layers = static_cast<double>(stage_layers(m, p, s)) * p.virtual_stages;
+      const double slice = layers * std::ceil(layer / shard) + std::ceil(edge / shard);
+      const double units = p.shard_prefetch ? 2.0 : 1.0;
+      const double gathered = p.reshard_after_forward ? units * layer + edge : layers * layer + edge;
+      mb.weights = (slice + gathered) * E / GiB;
+      mb.gradients = (slice + layer) * grad_bytes / GiB;
+      mb.optimizer_states = slice * 12.0 / GiB;
+    }
+
     mb.activations = (in_flight(s, p, micro_batches) * stage_layers(m, p, s) * per_layer + working) / GiB;
     double buffers = prof.runtime_reserved_GiB * GiB;
     buffers += 2 * layer_input;  // pipeline send/receive buffers

@@ -151,6 +151,7 @@ class Run {
     st.busy_recompute += bp.recompute;
     st.busy_tp_comm += bp.tp_comm;
     st.busy_host += bp.host;
+    st.busy_dp_comm += bp.dp_comm;
     if (kRecord) {
       if (backward && bp.recompute > 0) {
         st.blocks.push_back({ScheduleBlock::recompute, micro_batch, chunk, start, bp.recompute});

@@ -16,6 +16,11 @@ PlanConfig kernel_key(const PlanConfig& p) {
   k.virtual_stages = 1;
   k.global_batch = 1;
   k.zero_stage = 0;
+  k.shard_group = 0;
+  k.shard_prefetch = true;
+  k.reshard_after_forward = true;
+  k.recompute_gather = false;
+  k.shard_flat_ring = false;
   k.dp_overlap = false;
   k.p2p_overlap = false;
   k.placement = Placement::tp_dp_pp;

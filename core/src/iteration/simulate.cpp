@@ -8,6 +8,7 @@
 #include "iteration/kernels.hpp"
 #include "iteration/memory.hpp"
 #include "iteration/pipeline.hpp"
+#include "iteration/sharding.hpp"
 #include "iteration/sim_scratch.hpp"
 
 namespace vtrain {
@@ -50,8 +51,22 @@ double expected_max_normal(int n) {
 
 struct HostGpu {
   double host = 0, gpu = 0;
+  double comm = 0;  // when the communication stream of sharded data parallelism is free
   BlockProfile acc;
 };
+
+// The compute stream waits for a collective on the communication stream that ends at `ready`;
+// the part of the wait in which the host has not yet issued the next kernel is the host's.
+void wait_for_comm(HostGpu& st, double ready) {
+  if (ready <= st.gpu) return;
+  const double issued = std::min(ready, st.host);
+  if (issued > st.gpu) {
+    st.acc.host += issued - st.gpu;
+    st.gpu = issued;
+  }
+  st.acc.dp_comm += ready - st.gpu;
+  st.gpu = ready;
+}
 
 // Issues kernels that cost the host `per_kernel_s` each.
 void issue(HostGpu& st, const std::vector<Kernel>& ks, double per_kernel_s, const HostCost& cost) {
@@ -116,6 +131,22 @@ void issue_layers(HostGpu& st, const std::vector<Kernel>& a, const std::vector<K
     }
     prev_inc = inc;
   }
+}
+
+// Layers whose parameters are sharded (ZeRO-3 / FSDP), each gathered before it runs and, in the
+// backward, its gradients reduced after it (sharded_layer_schedule); a wait for a late gather is
+// exposed data-parallel communication.
+void issue_sharded_layers(HostGpu& st, const std::vector<Kernel>& a, const std::vector<Kernel>& b, int reps,
+                          const HostCost& cost, double layer_kernels, const ShardComm& sc, bool backward) {
+  const double gather_s = backward ? sc.backward_gather_s + (a.empty() ? 0.0 : sc.recompute_gather_s) : sc.gather_s;
+  sharded_layer_schedule(
+      reps, gather_s, backward ? sc.reduce_s : 0.0, sc.prefetch, st.comm,
+      [&] { return std::max(st.gpu, st.host); }, [&] { return st.gpu; }, [&](double t) { wait_for_comm(st, t); },
+      [&](int) {
+        if (!a.empty()) st.host += cost.layer_s * static_cast<double>(a.size()) / layer_kernels;
+        issue(st, a, cost.forward_s, cost);
+        issue(st, b, cost.backward_s, cost);
+      });
 }
 
 BlockProfile finish(const HostGpu& st) {
@@ -205,20 +236,42 @@ std::vector<OperatorTime> operator_times(const LayerKernels& lk) {
   return out;
 }
 
-BlockProfile forward_block(const LayerKernels& lk, int layers, bool first, bool last, const HostCost& issue_s) {
+const ShardComm kNoSharding{};
+
+// With sharded parameters, a block gathers its edge unit (embedding, head) when it starts, and its
+// layers one by one; a backward block reduces each layer's gradients and, at its end, the edge
+// unit's, and ends when its communication stream has finished.
+BlockProfile forward_block(const LayerKernels& lk, int layers, bool first, bool last, const HostCost& issue_s,
+                           const ShardComm& sc = kNoSharding) {
   HostGpu st;
   st.host = issue_s.microbatch_s;
+  if (sc.on) {
+    st.comm = st.host + sc.edge_gather_s[first][last];
+    if (first || last) wait_for_comm(st, st.comm);
+  }
   if (first) issue(st, lk.embed_fwd, issue_s.forward_s, issue_s);
-  issue_layers(st, lk.layer_fwd, kNone, layers, issue_s, static_cast<double>(lk.layer_fwd.size()));
+  if (sc.on)
+    issue_sharded_layers(st, lk.layer_fwd, kNone, layers, issue_s, static_cast<double>(lk.layer_fwd.size()), sc, false);
+  else
+    issue_layers(st, lk.layer_fwd, kNone, layers, issue_s, static_cast<double>(lk.layer_fwd.size()));
   if (last) issue(st, lk.head_fwd, issue_s.forward_s, issue_s);
   return finish(st);
 }
 
-BlockProfile backward_block(const LayerKernels& lk, int layers, bool first, bool last, const HostCost& issue_s) {
+BlockProfile backward_block(const LayerKernels& lk, int layers, bool first, bool last, const HostCost& issue_s,
+                            const ShardComm& sc = kNoSharding) {
   HostGpu st;
   if (last) issue(st, lk.head_bwd, issue_s.backward_s, issue_s);
-  issue_layers(st, lk.layer_recompute, lk.layer_bwd, layers, issue_s, static_cast<double>(lk.layer_fwd.size()));
+  if (sc.on)
+    issue_sharded_layers(st, lk.layer_recompute, lk.layer_bwd, layers, issue_s,
+                         static_cast<double>(lk.layer_fwd.size()), sc, true);
+  else
+    issue_layers(st, lk.layer_recompute, lk.layer_bwd, layers, issue_s, static_cast<double>(lk.layer_fwd.size()));
   if (first) issue(st, lk.embed_bwd, issue_s.backward_s, issue_s);
+  if (sc.on) {
+    st.comm = std::max(st.comm, st.gpu) + sc.edge_reduce_s[first][last];
+    wait_for_comm(st, st.comm);
+  }
   return finish(st);
 }
 
@@ -269,7 +322,7 @@ void note_settings(const ModelConfig& m, const PlanConfig& p, SimResult& r) {
   if (p.sequence_parallel && p.tp == 1)
     r.warnings.push_back({WarningCode::no_effect, "/plan/sequence_parallel",
                           "sequence parallelism splits activations over a tensor-parallel group: at tp 1 it changes nothing"});
-  if (p.recompute == Recompute::selective && p.attention == Attention::flash) {
+  if (p.recompute == Recompute::selective && fused_attention(p.attention)) {
     // Selective recomputation drops the attention scores (softmax, dropout) and rebuilds them; flash
     // attention never stores them, so nothing is rebuilt and only its softmax statistics are saved.
     char buf[256];
@@ -282,6 +335,15 @@ void note_settings(const ModelConfig& m, const PlanConfig& p, SimResult& r) {
   if (p.zero_stage == 1 && p.dp == 1)
     r.warnings.push_back({WarningCode::no_effect, "/plan/zero_stage",
                           "ZeRO stage 1 splits the optimizer states over data-parallel ranks: at dp 1 it changes nothing"});
+  if (p.zero_stage >= 2 && shard_size(p) == 1)
+    r.warnings.push_back({WarningCode::no_effect, "/plan/zero_stage",
+                          "ZeRO stage " + std::to_string(p.zero_stage) +
+                              " shards the model states over data-parallel ranks: with one rank to a shard group it "
+                              "changes nothing"});
+  if (p.zero_stage < 3 && (!p.shard_prefetch || !p.reshard_after_forward || p.recompute_gather || p.shard_flat_ring))
+    r.warnings.push_back({WarningCode::no_effect, "/plan/zero_stage",
+                          "shard_prefetch, reshard_after_forward, recompute_gather and shard_flat_ring are ways of gathering sharded "
+                          "parameters: below ZeRO stage 3 they change nothing"});
   if (p.zero_all_reduce && p.zero_stage == 0)
     r.warnings.push_back({WarningCode::no_effect, "/plan/zero_all_reduce",
                           "ZeRO stage 0 all-reduces the gradients anyway: zero_all_reduce, a way of ZeRO stage 1's, "
@@ -315,6 +377,7 @@ struct Setting {
   GroupShape tp_group;
   HostCost issue_s;
   bool dp_overlap, p2p_overlap;  // as they take effect (a blocking launch overlaps nothing)
+  ShardComm shard;               // sharded parameters' collectives per layer (ZeRO-3), if any
 };
 
 // The pipeline's blocks and transfers. Blocks of each (stage, chunk): at most eight distinct kinds
@@ -341,8 +404,8 @@ void pipeline_input(const Setting& x, const LayerKernels& lk, bool record, Pipel
       const int idx = c * P + s;
       const bool first = idx == 0, last = idx == P * V - 1;
       if (!made[first][last][more]) {
-        fwd_kind[first][last][more] = forward_block(lk, layers, first, last, x.issue_s);
-        bwd_kind[first][last][more] = backward_block(lk, layers, first, last, x.issue_s);
+        fwd_kind[first][last][more] = forward_block(lk, layers, first, last, x.issue_s, x.shard);
+        bwd_kind[first][last][more] = backward_block(lk, layers, first, last, x.issue_s, x.shard);
         made[first][last][more] = true;
       }
       in.fwd[s * V + c] = fwd_kind[first][last][more];
@@ -395,8 +458,10 @@ StageTails after_pipeline(const Setting& x, const PipelineOutcome& po, const std
   details.dp_nodes = dp_group.nodes;
   // ZeRO-1 needs each rank's shard of the summed gradients only: a reduce-scatter, unless the
   // implementation all-reduces them whole and each rank keeps its shard (DeepSpeed's bf16 optimizer).
-  const CollectiveKind reduce_kind = p.zero_stage >= 1 && !p.zero_all_reduce ? CollectiveKind::reduce_scatter
-                                                                             : CollectiveKind::all_reduce;
+  // A shard group of one rank (HSDP's degenerate case) shards nothing: plain data parallelism.
+  const int zero = shard_size(p) > 1 ? p.zero_stage : 0;
+  const CollectiveKind reduce_kind = zero >= 1 && !p.zero_all_reduce ? CollectiveKind::reduce_scatter
+                                                                     : CollectiveKind::all_reduce;
   const bool tied_split = m.tied_embeddings && P > 1;
   const double emb_bytes = static_cast<double>(padded_vocab(m, p.tp)) / p.tp * m.hidden * grad_bytes;
   const GroupShape emb_group{2, stages_share_node(p, x.gpn, 0, P - 1) ? 2 : 1,
@@ -411,15 +476,16 @@ StageTails after_pipeline(const Setting& x, const PipelineOutcome& po, const std
   t.opt_s.resize(P);
   t.gather_s.resize(P);
   std::vector<int> order;  // chunks by the end of their last backward
+  const bool sharded = x.shard.on;  // gradients reduced layer by layer in every backward
   for (int s = 0; s < P; ++s) {
     const StageOutcome& st = po.stages[s];
     const double bytes = local_params[s] * grad_bytes;
-    const double full_s = collective_s(prof, x.fabric, dp_group, reduce_kind, bytes);
+    const double full_s = sharded ? 0.0 : collective_s(prof, x.fabric, dp_group, reduce_kind, bytes);
     details.dp_reduce_s = std::max(details.dp_reduce_s, full_s);
     double end = st.compute_end + full_s;
     const double tied_s = tied_split && (s == 0 || s == P - 1) ? emb_s : 0.0;
     t.sync_after = std::max(t.sync_after, end + tied_s);
-    if (x.dp_overlap && p.dp > 1) {
+    if (x.dp_overlap && p.dp > 1 && !sharded) {
       // Each chunk's gradients fill its buckets during the chunk's last backward, and a bucket is
       // reduced as soon as it is full; the comm stream takes the chunks in the order they finish.
       const Buckets buckets = gradient_buckets(bytes / V, p.dp, grad_bytes);
@@ -438,12 +504,13 @@ StageTails after_pipeline(const Setting& x, const PipelineOutcome& po, const std
     end += tied_s;
     t.reduce_end[s] = end;
     t.sync = std::max(t.sync, end);
-    const double shard = p.zero_stage >= 1 ? p.dp : 1.0;
+    const double shard = zero >= 1 ? shard_size(p) : 1.0;
     t.opt_s[s] = local_params[s] / shard * prof.optimizer_bytes_per_param / hbm +
                  8.0 * prof.kernel_overhead_us * 1e-6;
-    t.gather_s[s] = p.zero_stage >= 1 ? collective_s(prof, x.fabric, dp_group, CollectiveKind::all_gather,
-                                                     local_params[s] * kHalfBytes)
-                                      : 0.0;
+    // ZeRO-1 and -2 all-gather the updated 16-bit weights; ZeRO-3 keeps them sharded until used.
+    t.gather_s[s] = zero >= 1 && !sharded ? collective_s(prof, x.fabric, dp_group, CollectiveKind::all_gather,
+                                                                 local_params[s] * kHalfBytes)
+                                                  : 0.0;
     details.optimizer_step_s = std::max(details.optimizer_step_s, t.opt_s[s]);
   }
   return t;
@@ -465,12 +532,12 @@ void stage_breakdowns(const Setting& x, const PipelineOutcome& po, const StageTa
     b.tp_comm_exposed = st.busy_tp_comm;
     b.host_overhead = st.busy_host + host_tail;
     b.pp_comm_exposed = st.pp_comm;
-    b.dp_comm_exposed = (t.dp_end[s] - st.compute_end) + t.gather_s[s];
+    b.dp_comm_exposed = (t.dp_end[s] - st.compute_end) + t.gather_s[s] + st.busy_dp_comm;
     b.embedding_comm_exposed = t.reduce_end[s] - t.dp_end[s];
     b.optimizer = t.opt_s[s];
     b.pipeline_bubble =
         st.bubble + (t.sync - t.reduce_end[s]) + (iteration - (t.sync + t.opt_s[s] + t.gather_s[s] + host_tail));
-    const double busy = b.forward + b.backward + b.recompute + b.tp_comm_exposed + b.host_overhead;
+    const double busy = b.forward + b.backward + b.recompute + b.tp_comm_exposed + b.host_overhead + st.busy_dp_comm;
     if (busy > busiest) {
       busiest = busy;
       r.breakdown_stage = s;
@@ -549,7 +616,8 @@ void record_timeline(const Setting& x, const PipelineOutcome& po, const StageTai
       out.push_back({kind, b.micro_batch, b.chunk, b.start_s, b.duration_s});
     }
     const double dp_start =
-        x.dp_overlap ? st.compute_end - (r.stage_breakdowns[s].dp_comm_exposed - t.gather_s[s]) : st.compute_end;
+        x.dp_overlap ? st.compute_end - (r.stage_breakdowns[s].dp_comm_exposed - t.gather_s[s] - st.busy_dp_comm)
+                     : st.compute_end;
     if (t.dp_end[s] > dp_start) out.push_back({BlockKind::dp_comm, -1, -1, dp_start, t.dp_end[s] - dp_start});
     if (t.reduce_end[s] > t.dp_end[s])
       out.push_back({BlockKind::embedding_comm, -1, -1, t.dp_end[s], t.reduce_end[s] - t.dp_end[s]});
@@ -592,7 +660,8 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
                            prof->host_microbatch_us * 1e-6, p.launch_blocking},
                   // A blocking launch returns only when its kernel has finished: nothing runs beside anything else.
                   p.dp_overlap && !p.launch_blocking,
-                  p.p2p_overlap && !p.launch_blocking};
+                  p.p2p_overlap && !p.launch_blocking,
+                  shard_comm(config.model, p, *prof, make_fabric(*prof, cl), ranks, cl.gpus_per_node)};
   r.micro_batches = x.M;
 
   // Kernels of one micro-batch, timed once: every layer of the plan has the same shapes.

@@ -84,9 +84,10 @@ Diagnostics check_sim_config(const SimConfig& c) {
   const PlanConfig& p = c.plan;
   if (m.heads % p.tp != 0)
     add("divisibility", "/plan/tp", "must divide /model/heads (" + std::to_string(m.heads) + ")");
-  else if (m.kv_heads % p.tp != 0)
+  else if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0)
     add("divisibility", "/plan/tp",
-        "must divide /model/kv_heads (" + std::to_string(m.kv_heads) + ")");
+        "must divide /model/kv_heads (" + std::to_string(m.kv_heads) +
+            ") or be a multiple of it (each rank then holds a copy of one key/value head, as Megatron-LM replicates them)");
   if (m.ffn_hidden % p.tp != 0)
     add("divisibility", "/plan/tp",
         "must divide /model/ffn_hidden (" + std::to_string(m.ffn_hidden) + ")");
@@ -118,6 +119,11 @@ Diagnostics check_sim_config(const SimConfig& c) {
               " pipeline tasks (micro-batches x stages x virtual stages); the limit is 4e6: raise "
               "/plan/micro_batch or lower /plan/global_batch");
   }
+  if (p.shard_group > 0 && p.dp % p.shard_group != 0)
+    add("divisibility", "/plan/shard_group", "must divide /plan/dp (" + std::to_string(p.dp) + ")");
+  else if (p.shard_group > 0 && p.shard_group != p.dp && p.shard_group != 1 && p.zero_stage != 3)
+    add("range", "/plan/shard_group",
+        "hybrid sharding (a group smaller than /plan/dp) needs /plan/zero_stage 3, got " + std::to_string(p.zero_stage));
   const long long product = static_cast<long long>(p.tp) * p.pp * p.dp;
   if (product != c.cluster.num_gpus)
     add("product", "/cluster/num_gpus",

@@ -78,7 +78,7 @@ void plan_fields(V& v, P& p) {
   v.field("recompute", p.recompute);
   v.field("sequence_parallel", p.sequence_parallel);
   v.field("virtual_stages", p.virtual_stages, IntBounds{1, limits::virtual_stages});
-  v.field("zero_stage", p.zero_stage, IntBounds{0, 1});
+  v.field("zero_stage", p.zero_stage, IntBounds{0, 3});
   v.field("zero_all_reduce", p.zero_all_reduce);
   v.field("dp_overlap", p.dp_overlap);
   v.field("attention", p.attention);
@@ -88,6 +88,11 @@ void plan_fields(V& v, P& p) {
   v.field("grad_accumulation_fusion", p.grad_accumulation_fusion);
   v.field("tp_async_backward", p.tp_async_backward);
   v.field("launch_blocking", p.launch_blocking);
+  v.field("shard_group", p.shard_group, IntBounds{0, limits::dp});
+  v.field("shard_prefetch", p.shard_prefetch);
+  v.field("reshard_after_forward", p.reshard_after_forward);
+  v.field("recompute_gather", p.recompute_gather);
+  v.field("shard_flat_ring", p.shard_flat_ring);
 }
 
 template <class V, class T>

@@ -420,6 +420,9 @@ Outcome<Space> enumerate_plans(const ExploreRequest& request) {
               u.micro_batches = M;
               for (Recompute rc : recs) {
                 for (int z : zeros_for(dp)) {
+                 for (int group : o.shard_group.empty() ? std::vector<int>{0} : o.shard_group) {
+                  // Shard groups apply to ZeRO-3 only, and only those dividing dp (0: all of it).
+                  if (group != 0 && (z != 3 || group > dp || dp % group != 0)) continue;
                   PlanEstimate e;
                   e.plan = base;
                   e.plan.tp = tp;
@@ -430,6 +433,7 @@ Outcome<Space> enumerate_plans(const ExploreRequest& request) {
                   e.plan.recompute = rc;
                   e.plan.sequence_parallel = sp;
                   e.plan.zero_stage = z;
+                  e.plan.shard_group = group;
                   e.num_gpus = tp * pp * dp;
                   e.within_gpu_limit = e.num_gpus <= max_gpus;
                   candidate.plan = e.plan;
@@ -439,6 +443,7 @@ Outcome<Space> enumerate_plans(const ExploreRequest& request) {
                     continue;
                   }
                   plans.push_back(e);
+                 }
                 }
               }
               u.count = static_cast<int>(plans.size()) - u.first;

@@ -1,0 +1,84 @@
+#pragma once
+// Sharded data parallelism (ZeRO-3, PyTorch FSDP FULL_SHARD / SHARD_GRAD_OP / HYBRID_SHARD): the
+// collectives of each unit (one transformer layer; the embedding and output head as one more) as
+// they run on a communication stream beside the compute stream. docs/sharded-data-parallel.md.
+
+#include <algorithm>
+#include <vector>
+
+#include "iteration/communication.hpp"
+#include "vtrain/config.hpp"
+#include "vtrain/profile.hpp"
+
+namespace vtrain::detail {
+
+// Ranks one copy of the parameters, gradients and optimizer states is split over: the shard group
+// (HSDP) or the whole data-parallel group.
+int shard_size(const PlanConfig& p);
+
+// Whether the plan shards the parameters (ZeRO-3 / FSDP) over more than one rank.
+bool shards_parameters(const PlanConfig& p);
+
+// One micro-batch's communication of one unit on one GPU (seconds).
+struct ShardComm {
+  bool on = false;             // the parameters are sharded: every layer is gathered before it runs
+  bool prefetch = true;        // the next unit's gather is issued when the current unit's compute starts
+  double gather_s = 0;         // all-gather of one layer's 16-bit parameters over the shard group
+  double backward_gather_s = 0;  // the gather before the layer's backward (0: kept from the forward)
+  double recompute_gather_s = 0; // one more before its recomputation (DeepSpeed ZeRO-3)
+  double reduce_s = 0;         // its gradients' reduce-scatter (and HSDP's all-reduce of the shard)
+  double edge_gather_s[2][2] = {};  // [first][last]: the embedding and head unit, gathered at the
+  double edge_reduce_s[2][2] = {};  // forward's start and reduced at the backward's end
+};
+
+ShardComm shard_comm(const ModelConfig& m, const PlanConfig& p, const Profile& prof, const Fabric& fabric,
+                     long long ranks, int gpus_per_node);
+
+// Parameters per GPU of stage s outside its transformer layers (the embedding, head and final norm).
+double stage_edge_parameters(const ModelConfig& m, const PlanConfig& p, int stage);
+
+// Parameters of one transformer layer on one GPU (per_layer / tp).
+double layer_parameters(const ModelConfig& m, const PlanConfig& p);
+
+// When each layer's collectives and compute ran (s), for tests and traces.
+struct ShardTrace {
+  std::vector<double> gather_start, gather_end, compute_start, compute_end;
+};
+
+// The two streams of `layers` sharded layers. Before layer r computes, its parameters are gathered
+// on the communication stream (`gather_s`); after it, its gradients are reduced there (`reduce_s`,
+// 0 in a forward pass). With `prefetch` the gather of layer r+1 is issued when layer r's compute
+// starts, as FSDP's forward and backward prefetch and DeepSpeed's prefetch do, so it runs beside that
+// compute (stream order: gather r+1, then reduce r); without it, when layer r's compute ends. A
+// layer whose gather is late waits for it. `comm` is when the communication stream is free, kept
+// up to date; now() is when the compute stream could start the next kernel, done() when its last
+// kernel ends, wait(t) holds it until t, and run(r) issues layer r's kernels.
+template <class Now, class Done, class Wait, class Run>
+void sharded_layer_schedule(int layers, double gather_s, double reduce_s, bool prefetch, double& comm, Now now,
+                            Done done, Wait wait, Run run, ShardTrace* trace = nullptr) {
+  const auto gather = [&](double from) {
+    const double start = std::max(comm, from);
+    comm = start + gather_s;
+    if (trace) {
+      trace->gather_start.push_back(start);
+      trace->gather_end.push_back(comm);
+    }
+    return comm;
+  };
+  double gathered = gather(now());
+  for (int r = 0; r < layers; ++r) {
+    wait(gathered);
+    const double start = now();
+    const bool more = r + 1 < layers;
+    if (more && prefetch) gathered = gather(start);
+    run(r);
+    if (trace) {
+      trace->compute_start.push_back(start);
+      trace->compute_end.push_back(done());
+    }
+    if (reduce_s > 0) comm = std::max(comm, done()) + reduce_s;
+    if (more && !prefetch) gathered = gather(done());
+  }
+}
+
+}  // namespace vtrain::detail
