@@ -30,7 +30,7 @@ struct Breakdown {
 };
 
 struct MemoryBreakdown {
-  double weights = 0;            // 16-bit parameters (GiB)
+  double weights = 0;            // 16-bit parameters, with fp8 also the linear layers' FP8 copies (GiB)
   double gradients = 0;          // gradient buffers (GiB)
   double optimizer_states = 0;   // fp32 master weights and Adam moments (GiB)
   double activations = 0;        // saved activations of in-flight micro-batches (GiB)
@@ -166,6 +166,9 @@ struct SimResult {
   // published runs (other frameworks) in accuracy_also.
   ProfileAccuracy accuracy;
   std::vector<ProfileAccuracy> accuracy_also;
+  // The profile's provenance.kind: "calibrated" (fitted to measured runs of this GPU) or
+  // "projected" (datasheet figures, the rest carried from another GPU's fit by stated rules)
+  const char* profile_kind = "calibrated";
   std::vector<OperatorTime> operators;  // when config.output.operators: in the order they first run
   bool timeline_included = false;
   std::vector<std::vector<TimelineBlock>> timeline;  // per stage

@@ -44,6 +44,13 @@ struct MeasuredRun {
   bool launch_blocking = false; // "launch blocking": yes where the run set CUDA_LAUNCH_BLOCKING=1
   bool has_position = false;    // the file has a "position embedding" column
   PositionEmbedding position = PositionEmbedding::learned;  // "position embedding": learned, rope or alibi
+  std::string gpu;              // "GPU": the profile the run was measured on; empty: the setup's
+  std::string model;            // "model": a preset (e.g. llama3-70b) whose shape (MLP, norm, kv heads,
+                                // MLP width, vocabulary, biases, tied embeddings, positions) the run
+                                // has; the file's columns give its layers, width, heads and sequence;
+                                // empty: a GPT model
+  bool has_attention = false;   // the file has an "attention" column
+  Attention attention = Attention::flash;  // "attention": flash or unfused
 };
 
 // Parses the CSV text (header names as published; a UTF-8 byte-order mark is allowed). In place of
@@ -64,7 +71,9 @@ Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view csv_text);
 // "ZeRO stage" (0, 1: the optimizer states split over the data-parallel ranks), "launch blocking"
 // (yes, no: CUDA_LAUNCH_BLOCKING=1, every kernel launch waits for the kernel to finish),
 // "position embedding" (learned, rope, alibi), "ZeRO gradient all-reduce" (yes, no: with ZeRO
-// stage 1 the gradients are all-reduced whole, as DeepSpeed's bf16 optimizer does).
+// stage 1 the gradients are all-reduced whole, as DeepSpeed's bf16 optimizer does), "GPU" (a
+// bundled profile's name), "model" (a model preset's name: its shape but for the columns'
+// sizes) and "attention" (flash, unfused).
 const std::vector<std::string>& measurement_setting_columns();
 
 // Header cells that parse_measurements does not know (neither vTrain's columns nor the optional ones).

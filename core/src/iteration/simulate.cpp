@@ -381,7 +381,7 @@ StageTails after_pipeline(const Setting& x, const PipelineOutcome& po, const std
   const PlanConfig& p = x.p;
   const Profile& prof = x.prof;
   const int P = x.P, V = x.V;
-  const double grad_bytes = p.precision == Precision::bf16 ? 4.0 : 2.0;
+  const double grad_bytes = gradient_bytes(p);
   const long long dp_stride = p.placement == Placement::tp_dp_pp ? p.tp : static_cast<long long>(p.tp) * p.pp;
   const GroupShape dp_group = group_shape(p.dp, dp_stride, x.ranks, x.gpn);
   StageTails t;
@@ -435,6 +435,8 @@ StageTails after_pipeline(const Setting& x, const PipelineOutcome& po, const std
     const double shard = p.zero_stage >= 1 ? p.dp : 1.0;
     t.opt_s[s] = local_params[s] / shard * prof.optimizer_bytes_per_param / hbm +
                  8.0 * prof.kernel_overhead_us * 1e-6;
+    // FP8: the updated linear weights cast to FP8 and FP8 transposed once an iteration (2 + 1 + 1 B)
+    if (p.precision == Precision::fp8) t.opt_s[s] += stage_linear_weights(m, p, s) * (kHalfBytes + 2.0) / hbm;
     t.gather_s[s] = p.zero_stage >= 1 ? collective_s(prof, x.fabric, dp_group, CollectiveKind::all_gather,
                                                      local_params[s] * kHalfBytes)
                                       : 0.0;
@@ -562,6 +564,11 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   if (!prof) return Diagnostics{unknown_gpu(config.cluster.gpu, "/cluster/gpu")};
   Diagnostics rules = check_sim_config(config);
   if (!rules.empty()) return rules;
+  if (config.plan.precision == Precision::fp8 && prof->peak_fp8_tflops <= 0)
+    return Diagnostics{make_diagnostic(
+        "no_fp8", "/plan/precision",
+        "fp8 needs FP8 tensor cores, which the " + (prof->display_name.empty() ? prof->name : prof->display_name) +
+            " does not have (H100, H200 and B200 do): choose bf16 or fp16, or another GPU")};
 
   SimResult r;
   r.config = config;
@@ -646,6 +653,7 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
 
   // What the profile's calibration says about runs like this one.
   select_accuracy(*prof, cl.num_gpus, cl.gpus_per_node, x.m.hidden, r.accuracy, r.accuracy_also);
+  r.profile_kind = prof->kind == "projected" ? "projected" : "calibrated";
 
   r.timeline_included = want_timeline;
   if (config.output.timeline && !want_timeline)
