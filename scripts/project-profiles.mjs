@@ -106,6 +106,8 @@ export function project(name) {
   p.hardware = { ...g.hardware };
   const scale = g.hardware.intra_node_GBps / base.hardware.intra_node_GBps;
   p.communication.intra_node = base.communication.intra_node.map((c) => ({ ...c, busbw_GBps: c.busbw_GBps * scale }));
+  // An FP8 GEMM reaches the fraction of the FP8 peak a 16-bit one reaches of the 16-bit peak.
+  p.compute.fp8_gemm_efficiency = base.compute.gemm_max_efficiency;
   p.operator_table = [];
   p.provenance = {
     kind: 'projected',

@@ -15,8 +15,8 @@
 
 namespace vtrain {
 
-// The parameters fitted to a GPU's published runs: the efficiencies of GEMMs (16-bit and FP8
-// alike: the same fraction of each peak), of memory-bound kernels and of the network. The rest
+// The parameters fitted to a GPU's published runs: the efficiencies of 16-bit and of FP8 GEMMs,
+// of memory-bound kernels and of the network. The rest
 // stays as projected: a few published throughputs cannot separate host costs or latencies.
 const std::vector<FitParameter>& gpu_fit_parameters();
 

@@ -81,6 +81,8 @@ struct Profile {
 
   // operator time model
   double gemm_max_efficiency = 0.8;  // best fraction of peak a large GEMM reaches (fraction)
+  double fp8_gemm_efficiency = 0;    // the same for FP8 GEMMs, of the FP8 peak; 0: gemm_max_efficiency
+                                     // (optional in a file) (fraction)
   std::vector<GemmTile> gemm_tiles;  // candidate tiles (at least one)
   double gemm_k_half = 64;           // reduction length at which a tile runs at half speed (elements)
   double attention_fwd_efficiency = 0.6;  // fused attention forward, fraction of peak (fraction)

@@ -143,7 +143,7 @@ struct SimResult {
   std::vector<Breakdown> stage_breakdowns;
   double model_flops_per_iteration = 0;     // FLOPs of forward + backward, all GPUs
   double hardware_flops_per_iteration = 0;  // plus recomputation
-  double mfu = 0;                // model FLOPs / (time x GPUs x peak)
+  double mfu = 0;                // model FLOPs / (time x GPUs x peak); fp8 plans: the FP8 peak
   double hfu = 0;                // hardware FLOPs / (time x GPUs x peak)
   double tokens_per_s = 0;
   double tflops_per_gpu = 0;     // achieved model TFLOP/s per GPU

@@ -13,6 +13,7 @@ using nlohmann::json;
 const std::vector<FitParameter>& gpu_fit_parameters() {
   static const std::vector<FitParameter> params = {
       {"/compute/gemm_max_efficiency", 0.4, 0.95},
+      {"/compute/fp8_gemm_efficiency", 0.3, 0.95},
       {"/compute/memory_efficiency", 0.5, 0.95},
       {"/communication/inter_node_efficiency", 0.3, 1.0},
   };
@@ -118,7 +119,7 @@ Outcome<GpuCalibrationReport> calibrate_gpu(const GpuCalibrationInputs& in) {
                                {"held_out", held_out}};
   prov["kind"] = "calibrated";
   prov["calibration"] = cal;
-  prov["compute"] = "gemm_max_efficiency (16-bit and FP8 GEMMs alike), memory_efficiency and "
+  prov["compute"] = "gemm_max_efficiency, fp8_gemm_efficiency, memory_efficiency and "
                     "inter_node_efficiency fitted by `vtrain calibrate --gpu` to the published runs of this GPU "
                     "(calibration.files); the rest as projected: " +
                     (prov.contains("rules") && prov["rules"].is_string() ? prov["rules"].get<std::string>()

@@ -124,8 +124,9 @@ Outcome<Profile> parse_profile(const json& j) {
     r.read("host_microbatch_us", p.host_microbatch_us, 0.0, 1e7);
     r.read("iteration_overhead_ms", p.iteration_overhead_ms, 0.0, 1e6);
     r.read("optimizer_bytes_per_param", p.optimizer_bytes_per_param, 0.0, 1e4);
-    r.finish();
     require(r, "compute");
+    r.read("fp8_gemm_efficiency", p.fp8_gemm_efficiency, 0.0, 1.0);  // optional: GPUs without FP8 leave it out
+    r.finish();
   }
   {
     ObjectReader r(top.child("communication"), "/communication", e);
@@ -252,6 +253,7 @@ json to_json(const Profile& p) {
       {"operator_table", table},
       {"provenance", p.provenance.is_null() ? json::object() : p.provenance}};
   if (p.peak_fp8_tflops > 0) j["hardware"]["peak_fp8_tflops"] = p.peak_fp8_tflops;
+  if (p.fp8_gemm_efficiency > 0) j["compute"]["fp8_gemm_efficiency"] = p.fp8_gemm_efficiency;
   return j;
 }
 

@@ -334,8 +334,10 @@ double gemm_s(const Profile& prof, double m, double n, double k, double batch, d
       if (t.op == MeasuredOp::gemm && t.m == m && t.n == n && t.k == k && t.batch == batch) return t.time_us * 1e-6;
     }
   const double sms = prof.sm_count;
-  // FP8 GEMMs reach the same fraction of the FP8 peak as 16-bit ones of theirs (one fitted efficiency).
-  const double peak = (fp8 ? prof.peak_fp8_tflops : prof.peak_fp16_tflops) * 1e12 * prof.gemm_max_efficiency;
+  // FP8 GEMMs reach their own fraction of the FP8 peak (the 16-bit one's where the profile gives none).
+  const double efficiency =
+      fp8 && prof.fp8_gemm_efficiency > 0 ? prof.fp8_gemm_efficiency : prof.gemm_max_efficiency;
+  const double peak = (fp8 ? prof.peak_fp8_tflops : prof.peak_fp16_tflops) * 1e12 * efficiency;
   const double hbm = prof.hbm_GBps * 1e9 * prof.memory_efficiency;
   const double overhead = prof.kernel_overhead_us * 1e-6;
   const double in_bytes = fp8 ? 1.0 : E;  // inputs; the output is 16-bit either way

@@ -488,7 +488,10 @@ void utilization(const Setting& x, const LayerKernels& lk, SimResult& r) {
   r.hardware_flops_per_iteration =
       r.model_flops_per_iteration + replicas_per_iter * m.layers * sum_model_flops(lk.layer_recompute);
   const int num_gpus = r.config.cluster.num_gpus;
-  const double peak_all = x.prof.peak_fp16_tflops * 1e12 * num_gpus;
+  // Utilization of the plan's own tensor-core peak: the FP8 one for an fp8 plan, whose linear
+  // layers run at it (its attention and logits stay 16-bit, so it cannot reach 100%).
+  const double peak = p.precision == Precision::fp8 ? x.prof.peak_fp8_tflops : x.prof.peak_fp16_tflops;
+  const double peak_all = peak * 1e12 * num_gpus;
   r.mfu = r.model_flops_per_iteration / (iteration * peak_all);
   r.hfu = r.hardware_flops_per_iteration / (iteration * peak_all);
   r.tokens_per_s = static_cast<double>(p.global_batch) * m.seq_len / iteration;
