@@ -10,6 +10,7 @@
 
 #include "cli.hpp"
 #include "vtrain/calibration.hpp"
+#include "vtrain/gpu_calibration.hpp"
 #include "vtrain/profile.hpp"
 
 namespace vtrain::cli {
@@ -69,7 +70,68 @@ bool write_profile(const std::string& path, const Profile& p) {
 
 }  // namespace
 
+// vtrain calibrate --gpu NAME (any but the A100s): the GPU's published runs fitted from a start
+// (--profile FILE, else the bundled profile of that name).
+int run_calibrate_gpu(const Args& args) {
+  GpuCalibrationInputs in;
+  in.folds = 0;
+  if (!threads_option(args, in.threads) || !whole_option(args, "max-evals", 1, 1000000, in.max_evaluations) ||
+      !whole_option(args, "cv", 2, 100, in.folds))
+    return 2;
+  bool has_start = false;
+  if (!load_profile_option(args, in.start, has_start)) return 2;
+  const std::string gpu = args.get("gpu");
+  if (!has_start) {
+    const Profile* bundled = bundled_profiles().find(gpu);
+    if (!bundled) {
+      print_errors({unknown_gpu(gpu, "/gpu")});
+      return 2;
+    }
+    in.start = *bundled;
+  }
+  in.start.name = gpu;
+  int last_print = -1;
+  in.progress = [&](int evals, double objective) {
+    if (evals / 100 != last_print) {
+      last_print = evals / 100;
+      std::fprintf(stderr, "\r  fit: %d evaluations, objective %.3f%%   ", evals, objective);
+    }
+  };
+  auto report = calibrate_gpu(in);
+  std::fprintf(stderr, "\n");
+  if (!report.ok()) {
+    print_errors(report.errors());
+    return 1;
+  }
+  const GpuCalibrationReport& r = report.value();
+  for (const auto& f : r.files) std::printf("runs of %s from %s\n", gpu.c_str(), f.c_str());
+  for (const auto& e : r.fit.errors)
+    std::printf("%-16s %4d runs: MAPE %.2f%%, max %.1f%% (in sample)\n", e.name.c_str(), e.runs, e.mape_percent,
+                e.max_abs_error_percent);
+  for (const auto& p : r.parameters) std::printf("  %-40s %.4g\n", p.name.c_str(), get_parameter(r.profile, p.name));
+  if (r.cross_validated)
+    for (const auto& e : r.cross_validation.held_out)
+      std::printf("%d-fold CV %-16s %4d runs: MAPE %.2f%%, max %.1f%% (held out, grouped by model)\n",
+                  r.cross_validation.folds, e.name.c_str(), e.runs, e.mape_percent, e.max_abs_error_percent);
+  std::printf("calibration took %.0f s\n", r.seconds);
+  if (args.has("dry-run")) {
+    std::printf("--dry-run: profile not written\n");
+    return 0;
+  }
+  const std::string out_dir = args.get("out-dir", "profiles");
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  const std::string path = out_dir + "/" + gpu + ".json";
+  if (!write_profile(path, r.profile)) {
+    std::fprintf(stderr, "error: cannot write %s\n", path.c_str());
+    return 1;
+  }
+  std::printf("wrote %s\n", path.c_str());
+  return 0;
+}
+
 int run_calibrate(const Args& args) {
+  if (args.has("gpu") && args.get("gpu").rfind("a100-", 0) != 0) return run_calibrate_gpu(args);
   CalibrationInputs in;
   if (!threads_option(args, in.threads) || !whole_option(args, "max-evals", 1, 1000000, in.max_evaluations) ||
       !whole_option(args, "starts", 1, 1000000, in.starts) || !whole_option(args, "cv", 2, 100, in.folds))

@@ -80,7 +80,9 @@ std::string summary(const SimResult& r) {
         a.set == "published" ? ", never fitted" : a.held_out ? ", held out of the fit" : " the profile was fitted to");
     for (const ProfileAccuracy& b : r.accuracy_also)
       add(";\n                             %.1f%% on %s", b.mape_percent, runs(b).c_str());
-    out += ")";
+    add("; %s profile)", r.profile_kind);
+  } else {
+    add("  (%s profile: no measured runs of this GPU recorded)", r.profile_kind);
   }
   out += "\n";
   add("  throughput       %s tokens/s, %.1f TFLOP/s per GPU\n", format_number(r.tokens_per_s).c_str(),

@@ -131,7 +131,7 @@ TEST_CASE("measured profile: the fit recovers the known profile's parameters fro
   REQUIRE(p.operator_lookup != nullptr);
   const json& g = sample["gemm"][0];
   detail::TimeSource source = detail::TimeSource::modelled;
-  CHECK(detail::gemm_s(p, g["m"], g["n"], g["k"], g["batch"], 0, &source) ==
+  CHECK(detail::gemm_s(p, g["m"], g["n"], g["k"], g["batch"], 0, false, &source) ==
         doctest::Approx(g["time_us"].get<double>() * 1e-6));
   CHECK(source == detail::TimeSource::measured);
   // The profile reads back as written.

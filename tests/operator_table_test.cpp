@@ -96,7 +96,7 @@ TEST_CASE("operator table: a GEMM between two measured shapes differing in one d
        {{"op", "gemm"}, {"m", kTokens * 2}, {"n", kWidth}, {"k", kHidden}, {"time_us", 400.0}}}));
   double t = 0;
   detail::TimeSource source = detail::TimeSource::modelled;
-  const double s = detail::gemm_s(p, kTokens, kWidth, kHidden, 1, 0, &source);
+  const double s = detail::gemm_s(p, kTokens, kWidth, kHidden, 1, 0, false, &source);
   t = 100.0 + (kTokens - kTokens / 2) / (kTokens * 2 - kTokens / 2) * 300.0;
   CHECK(s == doctest::Approx(t * 1e-6));
   CHECK(source == detail::TimeSource::interpolated);
@@ -106,14 +106,14 @@ TEST_CASE("operator table: a GEMM between two measured shapes differing in one d
   CHECK(qkv->interpolated_kernels == 2);
   // At a measured end, the measurement; beyond the range, or differing in two dimensions, the model.
   source = detail::TimeSource::modelled;
-  CHECK(detail::gemm_s(p, kTokens * 2, kWidth, kHidden, 1, 0, &source) == doctest::Approx(400e-6));
+  CHECK(detail::gemm_s(p, kTokens * 2, kWidth, kHidden, 1, 0, false, &source) == doctest::Approx(400e-6));
   CHECK(source == detail::TimeSource::measured);
   const Profile& bundled = *bundled_profiles().find("a100-sxm4-80gb");
   source = detail::TimeSource::modelled;
-  CHECK(detail::gemm_s(p, kTokens * 4, kWidth, kHidden, 1, 0, &source) ==
+  CHECK(detail::gemm_s(p, kTokens * 4, kWidth, kHidden, 1, 0, false, &source) ==
         detail::gemm_s(bundled, kTokens * 4, kWidth, kHidden, 1));
   CHECK(source == detail::TimeSource::modelled);
-  CHECK(detail::gemm_s(p, kTokens, kWidth * 2, kHidden, 1, 0, &source) ==
+  CHECK(detail::gemm_s(p, kTokens, kWidth * 2, kHidden, 1, 0, false, &source) ==
         detail::gemm_s(bundled, kTokens, kWidth * 2, kHidden, 1));
   CHECK(source == detail::TimeSource::modelled);
 }

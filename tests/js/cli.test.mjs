@@ -204,7 +204,8 @@ test('presets and profiles list what is bundled', () => {
   const names = p.models.map((m) => m.name);
   for (const n of ['gpt3-175b', 'mt-nlg-530b', 'llama2-70b']) assert.ok(names.includes(n));
   const profiles = JSON.parse(run('profiles', '--json').out);
-  assert.deepEqual(profiles.map((x) => x.name).sort(), ['a100-sxm4-40gb', 'a100-sxm4-80gb']);
+  assert.deepEqual(profiles.map((x) => x.name).sort(),
+    ['a100-sxm4-40gb', 'a100-sxm4-80gb', 'b200-sxm-180gb', 'h100-sxm5-80gb', 'h200-sxm-141gb']);
 });
 
 test('schema prints the choices, bounds, defaults and registries as JSON', () => {
@@ -213,7 +214,8 @@ test('schema prints the choices, bounds, defaults and registries as JSON', () =>
   const s = JSON.parse(r.out);
   assert.deepEqual(s.enums.mlp.map((c) => c.name), ['gelu', 'swiglu']);
   assert.equal(s.config.cluster.fields.gpu.registry, 'gpus');
-  assert.deepEqual(s.registries.gpus.map((g) => g.name).sort(), ['a100-sxm4-40gb', 'a100-sxm4-80gb']);
+  assert.deepEqual(s.registries.gpus.map((g) => g.name).sort(),
+    ['a100-sxm4-40gb', 'a100-sxm4-80gb', 'b200-sxm-180gb', 'h100-sxm5-80gb', 'h200-sxm-141gb']);
   assert.equal(s.registries.explore_cases[0].name, 'mt-nlg');
   assert.deepEqual(s.registries.scaling_fits.map((f) => f.name), ['hoffmann2022', 'besiroglu2024']);
   assert.equal(s.explore.fields.max_plans.default, 1000000);

@@ -12,7 +12,9 @@ export type PositionEmbedding = 'learned' | 'rope' | 'alibi';
 export type Recompute = 'none' | 'selective' | 'full';
 /** Attention kernels: fused (flash) or unfused. */
 export type Attention = 'flash' | 'unfused' | 'triton';
-export type Precision = 'bf16' | 'fp16';
+export type Precision = 'bf16' | 'fp16' | 'fp8';
+/** A GPU profile's provenance.kind: fitted to measured runs, projected by rules, measured by vtrain-profile, or synthetic (a test's). */
+export type ProfileKind = 'calibrated' | 'projected' | 'measured' | 'synthetic';
 /** Rank placement, innermost first: tensor, then data, then pipeline parallel (or pipeline before data). */
 export type Placement = 'tp-dp-pp' | 'tp-pp-dp';
 /**
@@ -453,6 +455,8 @@ export interface SimResult {
   accuracy?: Accuracy;
   /** Its record on other published runs. */
   accuracy_also?: Accuracy[];
+  /** Whether the profile was fitted to measured runs of this GPU or projected (its provenance.kind). */
+  profile_kind: ProfileKind;
   /** With training.tokens: the whole run. */
   training?: TrainingTotals;
   /** With training.tokens: the whole run (days). */
@@ -921,6 +925,10 @@ export interface Schema {
       label: string;
       /** (TFLOP/s) */
       peak_fp16_tflops: number;
+      /** Dense FP8 peak; 0: no FP8, plan.precision "fp8" is refused (TFLOP/s). */
+      peak_fp8_tflops: number;
+      /** "calibrated": fitted to measured runs of this GPU; "projected": datasheet plus rules from another GPU's fit. */
+      kind: ProfileKind;
       /** (GiB) */
       hbm_GiB: number;
       /** (GB/s) */

@@ -21,7 +21,7 @@ enum class Recompute { none, selective, full };
 enum class Attention { flash, unfused, triton };
 // Whether the attention kernels are fused (flash): FlashAttention-2 or FlashAttention in Triton.
 inline bool fused_attention(Attention a) { return a != Attention::unfused; }
-enum class Precision { fp16, bf16 };
+enum class Precision { fp16, bf16, fp8 };
 enum class Placement { tp_dp_pp, tp_pp_dp };
 
 template <>
@@ -64,7 +64,8 @@ template <>
 struct EnumNames<Precision> {
   static constexpr const char* key = "precision";
   static constexpr EnumName<Precision> table[] = {{Precision::fp16, "fp16", "fp16 (16-bit gradients)"},
-                                                  {Precision::bf16, "bf16", "bf16 (fp32 gradient buffers)"}};
+                                                  {Precision::bf16, "bf16", "bf16 (fp32 gradient buffers)"},
+                                                  {Precision::fp8, "fp8", "fp8 (Transformer Engine: FP8 linear layers, bf16 elsewhere)"}};
 };
 template <>
 struct EnumNames<Placement> {
@@ -216,7 +217,8 @@ struct PlanConfig {
                                        // bf16 optimizer) rather than reduce-scattered
   bool dp_overlap = false;             // overlap the gradient reduction with the last backward
   Attention attention = Attention::flash;  // fused (flash) or unfused attention kernels
-  Precision precision = Precision::bf16;   // 16-bit format of weights and activations
+  Precision precision = Precision::bf16;   // 16-bit format of weights and activations; fp8: the linear
+                                           // layers' GEMMs in FP8 (Transformer Engine), the rest bf16
   Placement placement = Placement::tp_dp_pp;  // rank order, innermost first
   bool p2p_overlap = false;            // pipeline sends run beside compute instead of blocking it
   bool grad_accumulation_fusion = true;  // weight-gradient GEMMs accumulate into the gradient buffer
@@ -290,5 +292,9 @@ nlohmann::json to_json(const PlanConfig& p);
 
 // Derived counts of a valid config.
 int micro_batches_per_iteration(const PlanConfig& p);  // global_batch / (dp * micro_batch)
+
+// Bytes per element of the gradient buffers: 2 with fp16 (16-bit gradients), 4 with bf16 and fp8
+// (Megatron's fp32 main gradients).
+inline double gradient_bytes(const PlanConfig& p) { return p.precision == Precision::fp16 ? 2.0 : 4.0; }
 
 }  // namespace vtrain

@@ -75,10 +75,15 @@ struct ProfileAccuracy {
 struct Profile {
   std::string name;                  // profile id, e.g. "a100-sxm4-80gb"
   std::string display_name;          // e.g. "NVIDIA A100 SXM4 80GB"
+  // "calibrated": its fitted parameters were fitted to measured runs of this GPU; "projected": the
+  // datasheet's figures with the rest carried from another GPU's fit by stated rules
+  // (provenance.kind; a profile without one is calibrated where its provenance records a calibration)
+  std::string kind = "projected";
 
   // hardware
   double peak_fp16_tflops = 312;     // dense fp16/bf16 tensor-core peak (TFLOP/s)
   double peak_fp32_tflops = 19.5;    // fp32 peak without tensor cores (TFLOP/s)
+  double peak_fp8_tflops = 0;        // dense FP8 tensor-core peak (TFLOP/s); 0: no FP8 (A100), optional in a file
   double hbm_GiB = 80;               // memory capacity (GiB)
   double hbm_GBps = 2039;            // memory bandwidth (GB/s)
   int sm_count = 108;                // streaming multiprocessors (count)
@@ -89,6 +94,8 @@ struct Profile {
 
   // operator time model
   double gemm_max_efficiency = 0.8;  // best fraction of peak a large GEMM reaches (fraction)
+  double fp8_gemm_efficiency = 0;    // the same for FP8 GEMMs, of the FP8 peak; 0: gemm_max_efficiency
+                                     // (optional in a file) (fraction)
   std::vector<GemmTile> gemm_tiles;  // candidate tiles (at least one)
   double gemm_k_half = 64;           // reduction length at which a tile runs at half speed (elements)
   double attention_fwd_efficiency = 0.6;  // fused attention forward, fraction of peak (fraction)

@@ -31,7 +31,7 @@ struct Breakdown {
 };
 
 struct MemoryBreakdown {
-  double weights = 0;            // 16-bit parameters (GiB)
+  double weights = 0;            // 16-bit parameters, with fp8 also the linear layers' FP8 copies (GiB)
   double gradients = 0;          // gradient buffers (GiB)
   double optimizer_states = 0;   // fp32 master weights and Adam moments (GiB)
   double activations = 0;        // saved activations of in-flight micro-batches (GiB)
@@ -154,7 +154,7 @@ struct SimResult {
   std::vector<Breakdown> stage_breakdowns;
   double model_flops_per_iteration = 0;     // FLOPs of forward + backward, all GPUs
   double hardware_flops_per_iteration = 0;  // plus recomputation
-  double mfu = 0;                // model FLOPs / (time x GPUs x peak)
+  double mfu = 0;                // model FLOPs / (time x GPUs x peak); fp8 plans: the FP8 peak
   double hfu = 0;                // hardware FLOPs / (time x GPUs x peak)
   double tokens_per_s = 0;
   double tflops_per_gpu = 0;     // achieved model TFLOP/s per GPU
@@ -179,6 +179,9 @@ struct SimResult {
   // published runs (other frameworks) in accuracy_also.
   ProfileAccuracy accuracy;
   std::vector<ProfileAccuracy> accuracy_also;
+  // The profile's provenance.kind: "calibrated" (fitted to measured runs of this GPU) or
+  // "projected" (datasheet figures, the rest carried from another GPU's fit by stated rules)
+  const char* profile_kind = "calibrated";
   std::vector<OperatorTime> operators;  // when config.output.operators: in the order they first run
   bool timeline_included = false;
   std::vector<std::vector<TimelineBlock>> timeline;  // per stage

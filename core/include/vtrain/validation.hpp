@@ -46,11 +46,16 @@ struct MeasuredRun {
   bool reshard_after_forward = true;  // "reshard after forward": no for FSDP SHARD_GRAD_OP
   bool shard_flat_ring = false; // "flat ring": yes where the sharded collectives are one flat ring
   bool has_attention = false;   // the file has an "attention" column
-  Attention attention = Attention::unfused;  // "attention": flash or unfused
+  Attention attention = Attention::unfused;  // "attention": flash, unfused or triton
   bool zero_all_reduce = false; // "ZeRO gradient all-reduce": yes where ZeRO-1 all-reduces the gradients whole
   bool launch_blocking = false; // "launch blocking": yes where the run set CUDA_LAUNCH_BLOCKING=1
   bool has_position = false;    // the file has a "position embedding" column
   PositionEmbedding position = PositionEmbedding::learned;  // "position embedding": learned, rope or alibi
+  std::string gpu;              // "GPU": the profile the run was measured on; empty: the setup's
+  std::string model;            // "model": a preset (e.g. llama3-70b) whose shape (MLP, norm, kv heads,
+                                // MLP width, vocabulary, biases, tied embeddings, positions) the run
+                                // has; the file's columns give its layers, width, heads and sequence;
+                                // empty: a GPT model
 };
 
 // Parses the CSV text (header names as published; a UTF-8 byte-order mark is allowed). In place of
@@ -75,7 +80,7 @@ Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view csv_text);
 // also 2 and 3 (docs/sharded-data-parallel.md), "shard group" (a whole number dividing the data-
 // parallel degree: hybrid sharding), "reshard after forward" (yes, no: FSDP SHARD_GRAD_OP),
 // "recompute gather" (yes, no: DeepSpeed ZeRO-3 gathers a layer's parameters for its recomputation
-// too), "flat ring" (yes, no: its collectives are one flat ring over the data-parallel ranks) and "attention" (flash, unfused: the stack's attention kernels).
+// too), "flat ring" (yes, no: its collectives are one flat ring over the data-parallel ranks) "attention" (flash, unfused, triton: the stack's attention kernels), "GPU" (a bundled profile's name) and "model" (a model preset's name: its shape but for the columns' sizes).
 const std::vector<std::string>& measurement_setting_columns();
 
 // Header cells that parse_measurements does not know (neither vTrain's columns nor the optional ones).

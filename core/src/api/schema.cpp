@@ -198,6 +198,8 @@ json registries() {
                     {"display_name", p.display_name},
                     {"label", gpu_label(p)},
                     {"peak_fp16_tflops", p.peak_fp16_tflops},
+                    {"peak_fp8_tflops", p.peak_fp8_tflops},
+                    {"kind", p.kind},
                     {"hbm_GiB", p.hbm_GiB},
                     {"hbm_GBps", p.hbm_GBps},
                     {"board_power_W", p.board_power_W},

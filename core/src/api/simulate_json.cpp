@@ -86,7 +86,8 @@ json to_json(const SimResult& r, bool include_timeline) {
         {"layers_per_stage", r.details.layers_per_stage},
         {"even_stages", r.details.even_stages}}},
       {"config", to_json(r.config)},
-      {"warnings", warnings_json(r.warnings)}};
+      {"warnings", warnings_json(r.warnings)},
+      {"profile_kind", r.profile_kind}};
   if (r.accuracy.runs > 0) {
     j["accuracy"] = accuracy_json(r.accuracy);
     if (!r.accuracy_also.empty()) {

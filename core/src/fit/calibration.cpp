@@ -92,6 +92,7 @@ double from_unit(double z, const FitParameter& p) {
 double* field(Profile& p, const std::string& name) {
   static const std::map<std::string, double Profile::*> fields = {
       {"/compute/gemm_max_efficiency", &Profile::gemm_max_efficiency},
+      {"/compute/fp8_gemm_efficiency", &Profile::fp8_gemm_efficiency},
       {"/compute/gemm_k_half", &Profile::gemm_k_half},
       {"/compute/attention_fwd_efficiency", &Profile::attention_fwd_efficiency},
       {"/compute/attention_bwd_efficiency", &Profile::attention_bwd_efficiency},

@@ -118,7 +118,25 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
       errors.push_back(make_diagnostic("value", pointer, "must be " + enum_choices<E>(" or ") + ", got \"" + s + "\""));
       ok = false;
     };
-    if (name == "recompute") {
+    if (name == "GPU") {
+      if (!bundled_profiles().find(s)) {
+        errors.push_back(unknown_gpu(s, pointer));
+        ok = false;
+      } else {
+        r.gpu = s;
+      }
+    } else if (name == "model") {
+      if (!model_presets().find(s)) {
+        errors.push_back(make_diagnostic("value", pointer,
+                                         "must be a model preset (" + model_presets().names_text() + "), got \"" + s + "\""));
+        ok = false;
+      } else {
+        r.model = s;
+      }
+    } else if (name == "attention") {
+      r.has_attention = true;
+      choose_named(r.attention);
+    } else if (name == "recompute") {
       r.has_recompute = true;
       choose_named(r.recompute);
     } else if (name == "position embedding") {
@@ -147,9 +165,6 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
       choose(r.shard_flat_ring, {{"yes", true}, {"no", false}});
     } else if (name == "reshard after forward") {
       choose(r.reshard_after_forward, {{"yes", true}, {"no", false}});
-    } else if (name == "attention") {
-      r.has_attention = true;
-      choose_named(r.attention);
     } else if (name == "inter-node bandwidth (Gbit/s)") {
       char* stop = nullptr;
       const double v = std::strtod(s.c_str(), &stop);
@@ -188,7 +203,7 @@ const std::vector<std::string>& measurement_setting_columns() {
                                                  "data-parallel overlap", "gradient accumulation fusion",
                                                  "ZeRO stage", "ZeRO gradient all-reduce", "launch blocking",
                                                  "position embedding", "shard group", "reshard after forward",
-                                                 "recompute gather", "attention", "flat ring"};
+                                                 "recompute gather", "attention", "flat ring", "GPU", "model"};
   return names;
 }
 
@@ -346,10 +361,26 @@ const Registry<PublishedMeasurements>& published_measurements() {
 SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
   SimConfig c;
   // The measured runs are GPT models (Megatron-LM's and DeepSpeed's GPT), some with other positions.
-  c.model = gpt_model("measured", run.layers, run.hidden, run.heads, run.vocab > 0 ? run.vocab : setup.vocab,
-                      run.seq_len);
+  if (const ModelPreset* preset = run.model.empty() ? nullptr : model_presets().find(run.model)) {
+    // A preset's shape with the file's sizes: a grouped-query model keeps its key/value heads
+    // where they divide the file's heads, and the preset's MLP width scaled with the width.
+    const ModelConfig& pm = preset->model;
+    c.model = pm;
+    c.model.name = "measured";
+    c.model.layers = run.layers;
+    c.model.heads = run.heads;
+    c.model.seq_len = run.seq_len;
+    if (run.hidden != pm.hidden)
+      c.model.ffn_hidden = static_cast<int>(static_cast<long long>(pm.ffn_hidden) * run.hidden / pm.hidden);
+    c.model.hidden = run.hidden;
+    if (pm.kv_heads == pm.heads || run.heads % pm.kv_heads != 0) c.model.kv_heads = run.heads;
+    if (run.vocab > 0) c.model.vocab = run.vocab;
+  } else {
+    c.model = gpt_model("measured", run.layers, run.hidden, run.heads, run.vocab > 0 ? run.vocab : setup.vocab,
+                        run.seq_len);
+  }
   if (run.has_position) c.model.position = run.position;
-  c.cluster.gpu = setup.gpu;
+  c.cluster.gpu = run.gpu.empty() ? setup.gpu : run.gpu;
   c.cluster.num_gpus = run.tp * run.pp * run.dp;
   c.cluster.gpus_per_node = setup.gpus_per_node;
   c.cluster.intra_node_GBps = setup.intra_node_GBps;

@@ -90,8 +90,9 @@ Outcome<Profile> parse_profile(const json& j) {
     r.read("intra_node_GBps", p.intra_node_GBps, 0.0, 1e6, true);
     r.read("inter_node_Gbps", p.inter_node_Gbps, 0.0, 1e8, true);
     r.read("gpus_per_node", p.gpus_per_node, 1, limits::gpus_per_node);
-    r.finish();
     require(r, "hardware");
+    r.read("peak_fp8_tflops", p.peak_fp8_tflops, 0.0, 1e6);  // optional: GPUs without FP8 leave it out
+    r.finish();
   }
   {
     ObjectReader r(top.child("compute"), "/compute", e);
@@ -123,8 +124,9 @@ Outcome<Profile> parse_profile(const json& j) {
     r.read("host_microbatch_us", p.host_microbatch_us, 0.0, 1e7);
     r.read("iteration_overhead_ms", p.iteration_overhead_ms, 0.0, 1e6);
     r.read("optimizer_bytes_per_param", p.optimizer_bytes_per_param, 0.0, 1e4);
-    r.finish();
     require(r, "compute");
+    r.read("fp8_gemm_efficiency", p.fp8_gemm_efficiency, 0.0, 1.0);  // optional: GPUs without FP8 leave it out
+    r.finish();
   }
   {
     ObjectReader r(top.child("communication"), "/communication", e);
@@ -198,6 +200,15 @@ Outcome<Profile> parse_profile(const json& j) {
   if (const json* prov = top.child("provenance")) {
     p.provenance = *prov;
     p.accuracy = recorded_accuracy(*prov);
+    if (prov->is_object() && prov->contains("kind")) {
+      const json& k = (*prov)["kind"];
+      if (!k.is_string() || (k != "calibrated" && k != "projected" && k != "measured" && k != "synthetic"))
+        top.fail("enum", "/provenance/kind", "must be \"calibrated\", \"projected\", \"measured\" or \"synthetic\"");
+      else
+        p.kind = k.get<std::string>();
+    } else if (prov->is_object() && prov->contains("calibration")) {
+      p.kind = "calibrated";
+    }
   }
   top.finish();
   if (!e.empty()) return e;
@@ -263,6 +274,8 @@ json to_json(const Profile& p) {
       {"memory", {{"runtime_reserved_GiB", p.runtime_reserved_GiB}}},
       {"operator_table", table},
       {"provenance", p.provenance.is_null() ? json::object() : p.provenance}};
+  if (p.peak_fp8_tflops > 0) j["hardware"]["peak_fp8_tflops"] = p.peak_fp8_tflops;
+  if (p.fp8_gemm_efficiency > 0) j["compute"]["fp8_gemm_efficiency"] = p.fp8_gemm_efficiency;
   return j;
 }
 

@@ -28,6 +28,7 @@ struct Shape {
   bool triton;              // FlashAttention in Triton rather than FlashAttention-2
   bool async_backward;      // input-gradient collective beside the weight-gradient GEMM
   bool fused_softmax;  // Megatron's fused causal softmax kernel applies to this shape
+  bool fp8;            // Transformer Engine FP8: the layer's four linear layers run their GEMMs in FP8
 };
 
 Kernel gemm(Part part, const char* op, double m, double n, double k, double batch = 1) {
@@ -81,6 +82,24 @@ void region_entry_bwd(std::vector<Kernel>& v, const Shape& x, int dgrad) {
 }
 
 double qkv_width(const Shape& x) { return (x.heads_t + 2.0 * x.kv_t) * x.d; }
+
+// Transformer Engine's FP8 recipe around one GEMM operand of `elements`, with per-tensor scales
+// from the current step (Megatron-Core's FP8 "current scaling"): one kernel reads the 16-bit
+// tensor for its absolute maximum (amax, hence the scale), a second reads it again and writes it
+// in FP8 and FP8 transposed (the transpose feeds the other GEMM of the backward pass).
+void fp8_cast(std::vector<Kernel>& v, Part part, double elements) {
+  v.push_back(mem(part, "FP8 amax and scale", E * elements));
+  v.push_back(mem(part, "FP8 cast and transpose", (E + 2.0) * elements));
+}
+
+// y = x W for m rows (W: k x n), forward: in FP8 the input is cast first and the GEMM runs at the
+// FP8 rate; the weight's FP8 copy is made once an iteration (the optimizer step's part).
+void linear_fwd(std::vector<Kernel>& v, const Shape& x, Part part, const char* op, double m, double n, double k) {
+  if (x.fp8) fp8_cast(v, part, m * k);
+  Kernel g = gemm(part, op, m, n, k);
+  g.fp8 = x.fp8;
+  v.push_back(g);
+}
 
 // Attention core: from q, k, v to the context in [s, b, h] layout, forward.
 void attention_core_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
@@ -170,18 +189,18 @@ void layer_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
   const double mlp_out = x.swiglu ? 2.0 * x.f_t : x.f_t;
   v.push_back(mem(part, "input norm", 2.0 * E * x.Tn * x.h));  // input norm
   region_entry_fwd(v, x);
-  v.push_back(gemm(part, "q, k, v projection", x.T, qkv_width(x), x.h));  // fused q, k, v projection
+  linear_fwd(v, x, part, "q, k, v projection", x.T, qkv_width(x), x.h);  // fused q, k, v projection
   if (x.bias) v.push_back(mem(part, "q, k, v projection", 2.0 * E * x.T * qkv_width(x)));  // its bias
   if (x.rope) v.push_back(mem(part, "rotary embedding", 2.0 * E * x.T * (x.heads_t + x.kv_t) * x.d));
   attention_core_fwd(v, x, part);
-  v.push_back(gemm(part, "attention output projection", x.T, x.h, hq));  // attention output projection
+  linear_fwd(v, x, part, "attention output projection", x.T, x.h, hq);  // attention output projection
   region_exit_fwd(v, x);
   v.push_back(mem(part, residual_op(x), residual_fwd_bytes(x)));
   v.push_back(mem(part, "post-attention norm", 2.0 * E * x.Tn * x.h));  // post-attention norm
   region_entry_fwd(v, x);
-  v.push_back(gemm(part, mlp_up_op(x), x.T, mlp_out, x.h));  // MLP up (and gate)
+  linear_fwd(v, x, part, mlp_up_op(x), x.T, mlp_out, x.h);  // MLP up (and gate)
   v.push_back(mem(part, activation_op(x), (x.swiglu ? 3.0 : 2.0) * E * x.T * x.f_t));  // (bias +) activation
-  v.push_back(gemm(part, "MLP down projection", x.T, x.h, x.f_t));  // MLP down
+  linear_fwd(v, x, part, "MLP down projection", x.T, x.h, x.f_t);  // MLP down
   region_exit_fwd(v, x);
   v.push_back(mem(part, residual_op(x), residual_fwd_bytes(x)));
 }
@@ -195,10 +214,16 @@ void accumulate(std::vector<Kernel>& v, const Shape& x, double params) {
 
 // Data gradient then weight gradient of y = x W (W: k x n), for m rows; with a bias, its
 // gradient is a reduction over the rows.
+// In FP8 (`fp8`) the output gradient is cast (and transposed) first and both GEMMs run in FP8, the
+// weight gradient from the input's transposed FP8 copy the forward pass kept.
 void linear_bwd(std::vector<Kernel>& v, const Shape& x, const char* op, double m, double n, double k,
-                bool with_bias) {
-  v.push_back(gemm(Part::backward, op, m, k, n));  // dX = dY W^T
+                bool with_bias, bool fp8 = false) {
+  if (fp8) fp8_cast(v, Part::backward, m * n);
+  Kernel d = gemm(Part::backward, op, m, k, n);    // dX = dY W^T
+  d.fp8 = fp8;
+  v.push_back(d);
   Kernel w = gemm(Part::backward, op, k, n, m);    // dW = X^T dY
+  w.fp8 = fp8;
   if (x.fused_accumulation) w.bytes = 2.0 * x.grad_bytes * k * n;  // read-modify-write of the buffer
   v.push_back(w);
   accumulate(v, x, k * n);
@@ -222,19 +247,19 @@ void layer_bwd(std::vector<Kernel>& v, const Shape& x) {
   const double mlp_out = x.swiglu ? 2.0 * x.f_t : x.f_t;
   v.push_back(mem(Part::backward, residual_op(x), (2.0 * E + (x.bias ? 1.0 : 0.0)) * x.Tn * x.h));  // dropout
   region_exit_bwd(v, x);
-  linear_bwd(v, x, "MLP down projection", x.T, x.h, x.f_t, x.bias);  // its bias lives in the fused add
+  linear_bwd(v, x, "MLP down projection", x.T, x.h, x.f_t, x.bias, x.fp8);  // its bias lives in the fused add
   v.push_back(mem(Part::backward, activation_op(x), (x.swiglu ? 5.0 : 3.0) * E * x.T * x.f_t));  // activation
   const int mlp_up_dgrad = static_cast<int>(v.size());
-  linear_bwd(v, x, mlp_up_op(x), x.T, mlp_out, x.h, x.bias);
+  linear_bwd(v, x, mlp_up_op(x), x.T, mlp_out, x.h, x.bias, x.fp8);
   region_entry_bwd(v, x, mlp_up_dgrad);
   norm_bwd(v, x, "post-attention norm");
   v.push_back(mem(Part::backward, residual_op(x), (2.0 * E + (x.bias ? 1.0 : 0.0)) * x.Tn * x.h));
   region_exit_bwd(v, x);
-  linear_bwd(v, x, "attention output projection", x.T, x.h, hq, x.bias);
+  linear_bwd(v, x, "attention output projection", x.T, x.h, hq, x.bias, x.fp8);
   attention_core_bwd(v, x);
   if (x.rope) v.push_back(mem(Part::backward, "rotary embedding", 2.0 * E * x.T * (x.heads_t + x.kv_t) * x.d));
   const int qkv_dgrad = static_cast<int>(v.size());
-  linear_bwd(v, x, "q, k, v projection", x.T, qkv_width(x), x.h, x.bias);
+  linear_bwd(v, x, "q, k, v projection", x.T, qkv_width(x), x.h, x.bias, x.fp8);
   region_entry_bwd(v, x, qkv_dgrad);
   norm_bwd(v, x, "input norm");
 }
@@ -256,7 +281,7 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
   x.kv_t = m.kv_heads >= p.tp ? static_cast<double>(m.kv_heads) / p.tp : 1.0;
   x.f_t = static_cast<double>(m.ffn_hidden) / p.tp;
   x.vocab_t = static_cast<double>(padded_vocab(m, p.tp)) / p.tp;
-  x.grad_bytes = p.precision == Precision::bf16 ? 4.0 : 2.0;
+  x.grad_bytes = gradient_bytes(p);
   x.bias = m.bias;  // GPT-style models: biases and dropout; LLaMA-style ones neither
   x.swiglu = m.mlp == Mlp::swiglu;
   x.rope = m.position == PositionEmbedding::rope;
@@ -265,6 +290,7 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
   x.triton = p.attention == Attention::triton;
   x.gqa = m.kv_heads != m.heads;
   x.fused_accumulation = p.grad_accumulation_fusion;
+  x.fp8 = p.precision == Precision::fp8;
   x.async_backward = p.tp_async_backward && !p.launch_blocking;  // a blocking launch overlaps nothing
   // Megatron's fused causal softmax needs 16 < s <= 16384 (2048 before 2022; the calibration runs'
   // sequences are within both), s % 4 == 0 and (batch x local heads) a multiple of the 4 attention
@@ -314,11 +340,11 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
   return lk;
 }
 
-double gemm_s(const Profile& prof, double m, double n, double k, double batch, double extra_bytes,
+double gemm_s(const Profile& prof, double m, double n, double k, double batch, double extra_bytes, bool fp8,
               TimeSource* source) {
-  if (prof.operator_lookup) {
+  if (!fp8 && prof.operator_lookup) {
     // A measured shape's time (the kernel's extra traffic, e.g. a fused gradient accumulation,
-    // runs under its compute and is not added).
+    // runs under its compute and is not added). The measured table holds 16-bit GEMMs.
     double measured = 0;
     TimeSource from = TimeSource::modelled;
     if (table_time(*prof.operator_lookup, MeasuredOp::gemm, m, n, k, batch, measured, from)) {
@@ -327,10 +353,14 @@ double gemm_s(const Profile& prof, double m, double n, double k, double batch, d
     }
   }
   const double sms = prof.sm_count;
-  const double peak = prof.peak_fp16_tflops * 1e12 * prof.gemm_max_efficiency;
+  // FP8 GEMMs reach their own fraction of the FP8 peak (the 16-bit one's where the profile gives none).
+  const double efficiency =
+      fp8 && prof.fp8_gemm_efficiency > 0 ? prof.fp8_gemm_efficiency : prof.gemm_max_efficiency;
+  const double peak = (fp8 ? prof.peak_fp8_tflops : prof.peak_fp16_tflops) * 1e12 * efficiency;
   const double hbm = prof.hbm_GBps * 1e9 * prof.memory_efficiency;
   const double overhead = prof.kernel_overhead_us * 1e-6;
-  const double traffic = (E * (m * k + k * n + m * n) * batch + extra_bytes) / hbm;
+  const double in_bytes = fp8 ? 1.0 : E;  // inputs; the output is 16-bit either way
+  const double traffic = ((in_bytes * (m * k + k * n) + E * m * n) * batch + extra_bytes) / hbm;
   // The fastest tile and split of the reduction, counting the split's own cost: when the output
   // alone cannot fill the GPU, cuBLAS splits K and a second kernel sums the fp32 partial products.
   double best = 0;
@@ -372,7 +402,7 @@ double kernel_s(const Kernel& k, const Profile& prof, const Fabric& fabric, cons
   const double hbm = prof.hbm_GBps * 1e9 * prof.memory_efficiency;
   const double peak = prof.peak_fp16_tflops * 1e12;
   switch (k.kind) {
-    case KernelKind::gemm: return gemm_s(prof, k.m, k.n, k.k, k.batch, k.bytes, &source);
+    case KernelKind::gemm: return gemm_s(prof, k.m, k.n, k.k, k.batch, k.bytes, k.fp8, &source);
     case KernelKind::attention_fwd:
       return std::max(k.work_flops / (peak * prof.attention_fwd_efficiency * k.speed), k.bytes / hbm) + overhead;
     case KernelKind::attention_bwd:

@@ -33,6 +33,7 @@ struct Kernel {
   // A collective issued asynchronously: it runs beside the kernels from this index of its list up
   // to itself, and only what outlasts them takes GPU time of its own (-1: not asynchronous).
   int beside_from = -1;
+  bool fp8 = false;         // a GEMM run in FP8 (Transformer Engine): the profile's FP8 peak, 1-byte inputs
 };
 
 // Kernels of one micro-batch through one layer / the embedding / the head, for one TP rank.
@@ -45,8 +46,9 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p);
 
 // GEMM time on one GPU from the tile/wave model (or the profile's measured table), seconds.
 // A split reduction (split-K) includes its fp32 partial sums and their second kernel's GPU time.
+// With `fp8`, at the profile's FP8 peak with 1-byte inputs (the measured table holds 16-bit GEMMs).
 double gemm_s(const Profile& prof, double m, double n, double k, double batch, double extra_bytes = 0,
-              TimeSource* source = nullptr);
+              bool fp8 = false, TimeSource* source = nullptr);
 
 // Fills time_s of every kernel; `tp_group` is the tensor-parallel group's placement.
 void time_kernels(LayerKernels& lk, const Profile& prof, const Fabric& fabric, const GroupShape& tp_group);

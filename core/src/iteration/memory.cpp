@@ -69,6 +69,13 @@ double layer_activation_bytes(const ModelConfig& m, const PlanConfig& p, bool wi
   return bytes;
 }
 
+double stage_linear_weights(const ModelConfig& m, const PlanConfig& p, int stage) {
+  const double h = m.hidden, d = static_cast<double>(m.hidden) / m.heads;
+  const double per_layer = h * (m.heads + 2.0 * m.kv_heads) * d + m.heads * d * h +
+                           h * static_cast<double>(m.ffn_hidden) * (m.mlp == Mlp::swiglu ? 3.0 : 2.0);
+  return static_cast<double>(stage_layers(m, p, stage)) * p.virtual_stages * per_layer / p.tp;
+}
+
 std::vector<MemoryBreakdown> stage_memory(const ModelConfig& m, const PlanConfig& p,
                                           const Profile& prof, const std::vector<double>& local_params) {
   const int micro_batches = micro_batches_per_iteration(p);
@@ -86,12 +93,14 @@ std::vector<MemoryBreakdown> stage_memory(const ModelConfig& m, const PlanConfig
     working = full - per_layer;
   }
   const double vocab_t = static_cast<double>(padded_vocab(m, p.tp)) / p.tp;
-  const double grad_bytes = p.precision == Precision::bf16 ? 4.0 : 2.0;
+  const double grad_bytes = gradient_bytes(p);
   std::vector<MemoryBreakdown> out(p.pp);
   for (int s = 0; s < p.pp; ++s) {
     MemoryBreakdown& mb = out[s];
     const double n = local_params[s];
     mb.weights = n * E / GiB;
+    // FP8: each linear layer's weight also in FP8 and FP8 transposed (1 + 1 bytes)
+    if (p.precision == Precision::fp8) mb.weights += stage_linear_weights(m, p, s) * 2.0 / GiB;
     mb.gradients = n * grad_bytes / GiB;
     const int shard = shard_size(p);
     mb.optimizer_states = n * 12.0 / (p.zero_stage >= 1 ? shard : 1) / GiB;

@@ -18,6 +18,11 @@ int stage_layers(const ModelConfig& m, const PlanConfig& p, int stage);
 // Parameters held by one GPU of each stage (count), index = stage.
 std::vector<double> stage_local_parameters(const ModelConfig& m, const PlanConfig& p);
 
+// Weights of the linear layers (q, k, v, output projection, MLP) one GPU of stage `stage` holds
+// (count): with fp8 precision Transformer Engine keeps an FP8 copy of each, and its transpose,
+// made once an iteration.
+double stage_linear_weights(const ModelConfig& m, const PlanConfig& p, int stage);
+
 // Activation bytes one layer saves for its backward pass, one micro-batch, one TP rank.
 double layer_activation_bytes(const ModelConfig& m, const PlanConfig& p, bool without_attention_core);
 

@@ -450,7 +450,7 @@ StageTails after_pipeline(const Setting& x, const PipelineOutcome& po, const std
   const PlanConfig& p = x.p;
   const Profile& prof = x.prof;
   const int P = x.P, V = x.V;
-  const double grad_bytes = p.precision == Precision::bf16 ? 4.0 : 2.0;
+  const double grad_bytes = gradient_bytes(p);
   const long long dp_stride = p.placement == Placement::tp_dp_pp ? p.tp : static_cast<long long>(p.tp) * p.pp;
   const GroupShape dp_group = group_shape(p.dp, dp_stride, x.ranks, x.gpn);
   StageTails t;
@@ -507,6 +507,8 @@ StageTails after_pipeline(const Setting& x, const PipelineOutcome& po, const std
     const double shard = zero >= 1 ? shard_size(p) : 1.0;
     t.opt_s[s] = local_params[s] / shard * prof.optimizer_bytes_per_param / hbm +
                  8.0 * prof.kernel_overhead_us * 1e-6;
+    // FP8: the updated linear weights cast to FP8 and FP8 transposed once an iteration (2 + 1 + 1 B)
+    if (p.precision == Precision::fp8) t.opt_s[s] += stage_linear_weights(m, p, s) * (kHalfBytes + 2.0) / hbm;
     // ZeRO-1 and -2 all-gather the updated 16-bit weights; ZeRO-3 keeps them sharded until used.
     t.gather_s[s] = zero >= 1 && !sharded ? collective_s(prof, x.fabric, dp_group, CollectiveKind::all_gather,
                                                                  local_params[s] * kHalfBytes)
@@ -559,7 +561,10 @@ void utilization(const Setting& x, const LayerKernels& lk, SimResult& r) {
   r.hardware_flops_per_iteration =
       r.model_flops_per_iteration + replicas_per_iter * m.layers * sum_model_flops(lk.layer_recompute);
   const int num_gpus = r.config.cluster.num_gpus;
-  const double peak_all = x.prof.peak_fp16_tflops * 1e12 * num_gpus;
+  // Utilization of the plan's own tensor-core peak: the FP8 one for an fp8 plan, whose linear
+  // layers run at it (its attention and logits stay 16-bit, so it cannot reach 100%).
+  const double peak = p.precision == Precision::fp8 ? x.prof.peak_fp8_tflops : x.prof.peak_fp16_tflops;
+  const double peak_all = peak * 1e12 * num_gpus;
   r.mfu = r.model_flops_per_iteration / (iteration * peak_all);
   r.hfu = r.hardware_flops_per_iteration / (iteration * peak_all);
   r.tokens_per_s = static_cast<double>(p.global_batch) * m.seq_len / iteration;
@@ -637,6 +642,11 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   if (!prof) return Diagnostics{unknown_gpu(config.cluster.gpu, "/cluster/gpu")};
   Diagnostics rules = check_sim_config(config);
   if (!rules.empty()) return rules;
+  if (config.plan.precision == Precision::fp8 && prof->peak_fp8_tflops <= 0)
+    return Diagnostics{make_diagnostic(
+        "no_fp8", "/plan/precision",
+        "fp8 needs FP8 tensor cores, which the " + (prof->display_name.empty() ? prof->name : prof->display_name) +
+            " does not have (H100, H200 and B200 do): choose bf16 or fp16, or another GPU")};
 
   SimResult r;
   r.config = config;
@@ -722,6 +732,10 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
 
   // What the profile's calibration says about runs like this one.
   select_accuracy(*prof, cl.num_gpus, cl.gpus_per_node, x.m.hidden, r.accuracy, r.accuracy_also);
+  r.profile_kind = prof->kind == "projected"   ? "projected"
+                   : prof->kind == "measured"  ? "measured"
+                   : prof->kind == "synthetic" ? "synthetic"
+                                               : "calibrated";
 
   r.timeline_included = want_timeline;
   if (config.output.timeline && !want_timeline)

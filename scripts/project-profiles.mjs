@@ -1,0 +1,141 @@
+#!/usr/bin/env node
+// Projects GPU profiles from the calibrated A100 SXM4 80GB one: the datasheet's figures of each
+// GPU, and every parameter a datasheet cannot give carried over by the rules below (docs/gpus.md
+// says why each rule is the physical one). Writes profiles/h200-sxm-141gb.json and
+// profiles/b200-sxm-180gb.json; the H100's projection goes to --h100 PATH (default: not written),
+// since the bundled H100 profile is calibrated to the H100's published runs by
+// `vtrain calibrate --gpu h100-sxm5-80gb --cv 5`, starting from this projection.
+//
+//   node scripts/project-profiles.mjs                      # H200 and B200 into profiles/
+//   node scripts/project-profiles.mjs --h100 /tmp/h100-projected.json
+//
+// The rules:
+//   - compute: GEMM, attention and memory-bound efficiencies are fractions of the GPU's own peaks
+//     and bandwidth: carried unchanged, and an FP8 GEMM reaches the same fraction of the FP8 peak.
+//     The tile shapes, the reduction length at half speed and the per-kernel GPU overhead are
+//     carried too, as are the host's costs (the same Megatron code issues the same kernels).
+//   - intra-node collectives: each group size's bus bandwidth scales with the NVLink bandwidth per
+//     GPU (busbw x new / A100's); latencies and small-message floors are carried unchanged.
+//   - inter-node: efficiency and latencies carried; the NICs' bandwidth from the node's datasheet.
+//   - pipeline sends: their efficiency of the link and latency carried.
+//   - memory: the runtime's reserve and the optimizer's bytes per parameter carried.
+
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const base = JSON.parse(readFileSync(join(root, 'profiles/a100-sxm4-80gb.json'), 'utf8'));
+
+const RULES =
+  'projected from a100-sxm4-80gb by scripts/project-profiles.mjs: GEMM, attention and memory-bound ' +
+  'efficiencies carried as fractions of this GPU\'s own peaks and HBM bandwidth (an FP8 GEMM the same ' +
+  'fraction of the FP8 peak); GEMM tiles, the reduction length at half speed, kernel and host ' +
+  'overheads carried unchanged; intra-node all-reduce bus bandwidth of each group size scaled by ' +
+  'the NVLink bandwidth per GPU, its latencies and floors carried; inter-node efficiency and ' +
+  'latencies, pipeline-send efficiency and latency, optimizer bytes per parameter and the ' +
+  'runtime reserve carried unchanged';
+
+export const GPUS = {
+  'h100-sxm5-80gb': {
+    display_name: 'NVIDIA H100 SXM5 80GB',
+    hardware: {
+      board_power_W: 700,
+      gpus_per_node: 8,
+      hbm_GBps: 3350,
+      hbm_GiB: 80,
+      inter_node_Gbps: 3200,
+      intra_node_GBps: 450,
+      peak_fp16_tflops: 989.4,
+      peak_fp32_tflops: 66.9,
+      peak_fp8_tflops: 1978.9,
+      sm_count: 132,
+    },
+    source:
+      'NVIDIA H100 Tensor Core GPU datasheet (SXM5): 989 TFLOP/s dense BF16/FP16 (1979 with sparsity), ' +
+      '1979 TFLOP/s dense FP8 (3958 with sparsity), 67 TFLOP/s FP32, 80 GB HBM3 at 3.35 TB/s, NVLink ' +
+      '900 GB/s (450 GB/s per direction), up to 700 W; NVIDIA H100 whitepaper (Hopper architecture): ' +
+      '132 SMs on the SXM5 board; DGX H100: 8 GPUs and 8 x 400 Gb/s ConnectX-7 (3200 Gbit/s) per node',
+  },
+  'h200-sxm-141gb': {
+    display_name: 'NVIDIA H200 SXM 141GB',
+    hardware: {
+      board_power_W: 700,
+      gpus_per_node: 8,
+      hbm_GBps: 4800,
+      hbm_GiB: 139,
+      inter_node_Gbps: 3200,
+      intra_node_GBps: 450,
+      peak_fp16_tflops: 989.4,
+      peak_fp32_tflops: 66.9,
+      peak_fp8_tflops: 1978.9,
+      sm_count: 132,
+    },
+    source:
+      'NVIDIA H200 Tensor Core GPU datasheet (SXM): the H100 SXM5\'s compute (989 TFLOP/s dense BF16, ' +
+      '1979 dense FP8, 67 FP32; 132 SMs), 141 GB HBM3e at 4.8 TB/s (139 GiB as the CUDA device of an H200 reports it), NVLink 900 GB/s, up to ' +
+      '700 W; HGX/DGX H200: 8 GPUs and 8 x 400 Gb/s ConnectX-7 (3200 Gbit/s) per node',
+  },
+  'b200-sxm-180gb': {
+    display_name: 'NVIDIA B200 180GB (HGX/DGX B200)',
+    hardware: {
+      board_power_W: 1000,
+      gpus_per_node: 8,
+      hbm_GBps: 7700,
+      hbm_GiB: 179,
+      inter_node_Gbps: 3200,
+      intra_node_GBps: 900,
+      peak_fp16_tflops: 2250,
+      peak_fp32_tflops: 75,
+      peak_fp8_tflops: 4500,
+      sm_count: 148,
+    },
+    source:
+      'NVIDIA Blackwell datasheet, HGX B200 per GPU: 4.5 PFLOP/s FP16/BF16 and 9 PFLOP/s FP8 with ' +
+      'sparsity (2.25 and 4.5 dense), 75 TFLOP/s FP32, 180 GB HBM3e at 7.7 TB/s (179 GiB as nvidia-smi reports it on an HGX B200, docs.vultr.com inference cookbook hardware overview), NVLink 5 ' +
+      '1.8 TB/s (900 GB/s per direction), up to 1000 W; 148 SMs (CUDA device properties of a B200); ' +
+      'DGX B200: 8 GPUs and 8 x 400 Gb/s ConnectX-7 (3200 Gbit/s) per node',
+  },
+};
+
+export function project(name) {
+  const g = GPUS[name];
+  const p = structuredClone(base);
+  p.name = name;
+  p.display_name = g.display_name;
+  p.hardware = { ...g.hardware };
+  const scale = g.hardware.intra_node_GBps / base.hardware.intra_node_GBps;
+  p.communication.intra_node = base.communication.intra_node.map((c) => ({ ...c, busbw_GBps: c.busbw_GBps * scale }));
+  // An FP8 GEMM reaches the fraction of the FP8 peak a 16-bit one reaches of the 16-bit peak.
+  p.compute.fp8_gemm_efficiency = base.compute.gemm_max_efficiency;
+  p.operator_table = [];
+  p.provenance = {
+    kind: 'projected',
+    projected_from: base.name,
+    hardware: g.source,
+    compute: RULES,
+    communication: `intra-node bus bandwidth x ${scale} (NVLink ${g.hardware.intra_node_GBps} GB/s per direction against the A100's ${base.hardware.intra_node_GBps}); the rest as the A100's: ${base.provenance.communication}`,
+    rules: RULES,
+  };
+  return p;
+}
+
+function write(path, p) {
+  writeFileSync(path, JSON.stringify(sortKeys(p), null, 2) + '\n');
+  console.log(`wrote ${path}`);
+}
+
+// Keys in the order the core writes them (sorted), so that a rewrite by `vtrain calibrate` diffs cleanly.
+function sortKeys(v) {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === 'object')
+    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
+  return v;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const args = process.argv.slice(2);
+  const h100 = args.indexOf('--h100');
+  for (const name of ['h200-sxm-141gb', 'b200-sxm-180gb']) write(join(root, 'profiles', `${name}.json`), project(name));
+  if (h100 >= 0) write(args[h100 + 1], project('h100-sxm5-80gb'));
+}

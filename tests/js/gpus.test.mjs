@@ -1,0 +1,76 @@
+// The H100, H200 and B200 profiles and FP8: what the CLI answers for them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const cli = path.join(root, 'build/native/vtrain');
+
+function run(...args) {
+  const r = spawnSync(cli, args, { encoding: 'utf8', cwd: root, maxBuffer: 1 << 28 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+function simulate(config) {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'vtrain-')), 'config.json');
+  writeFileSync(file, JSON.stringify(config));
+  return run('simulate', file, '--json');
+}
+
+const example = JSON.parse(readFileSync(path.join(root, 'examples/llama3-70b-h100.json'), 'utf8'));
+
+test('fp8 on a GPU without FP8 is an error at /plan/precision', () => {
+  const r = simulate({ ...example, cluster: { ...example.cluster, gpu: 'a100-sxm4-80gb' } });
+  assert.notEqual(r.code, 0);
+  const reply = JSON.parse(r.out);
+  assert.ok(reply.errors.some((e) => e.pointer === '/plan/precision'), r.out);
+});
+
+test('fp8 is faster than bf16 on an H100, and its weights take more memory', () => {
+  const fp8 = JSON.parse(simulate(example).out);
+  const bf16 = JSON.parse(simulate({ ...example, plan: { ...example.plan, precision: 'bf16' } }).out);
+  assert.ok(fp8.iteration_time_s < bf16.iteration_time_s, `${fp8.iteration_time_s} vs ${bf16.iteration_time_s}`);
+  assert.ok(fp8.memory_GiB.weights > bf16.memory_GiB.weights);
+  assert.ok(fp8.mfu > 0 && fp8.mfu < 1, `MFU ${fp8.mfu} is counted against the FP8 peak`);
+  assert.equal(fp8.profile_kind, 'calibrated');
+});
+
+test('the example is within 10% of the run it reproduces (Megatron Bridge 25.09, 10.12 s)', () => {
+  const r = JSON.parse(simulate(example).out);
+  assert.ok(Math.abs(r.iteration_time_s / 10.1198 - 1) < 0.1, `${r.iteration_time_s} s`);
+});
+
+test('the schema lists every profile with its kind and FP8 peak, and fp8 among the precisions', () => {
+  const schema = JSON.parse(run('schema').out);
+  const gpus = Object.fromEntries(schema.registries.gpus.map((g) => [g.name, g]));
+  assert.equal(gpus['a100-sxm4-80gb'].kind, 'calibrated');
+  assert.equal(gpus['a100-sxm4-80gb'].peak_fp8_tflops, 0);
+  assert.equal(gpus['h100-sxm5-80gb'].kind, 'calibrated');
+  for (const name of ['h200-sxm-141gb', 'b200-sxm-180gb']) {
+    assert.equal(gpus[name].kind, 'projected');
+    assert.ok(gpus[name].peak_fp8_tflops > gpus[name].peak_fp16_tflops);
+    assert.ok(gpus[name].display_name.startsWith('NVIDIA'));
+  }
+  assert.ok(JSON.stringify(schema).includes('"fp8"'));
+});
+
+test('a projected profile says so in the summary', () => {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'vtrain-')), 'config.json');
+  writeFileSync(file, JSON.stringify({ ...example, cluster: { ...example.cluster, gpu: 'b200-sxm-180gb' } }));
+  const r = run('simulate', file);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /projected profile/);
+});
+
+test('the H100 profile records its cross-validated error on the published H100 runs', () => {
+  const profile = JSON.parse(readFileSync(path.join(root, 'profiles/h100-sxm5-80gb.json'), 'utf8'));
+  const held = profile.provenance.calibration.cross_validation.held_out;
+  assert.equal(held[0].runs, 10);
+  assert.ok(held[0].mape_percent < 15, `${held[0].mape_percent}%`);
+  const v = run('validate', 'profiles/published/nemo-h100.csv', '--json');
+  assert.equal(v.code, 0, v.err);
+});
