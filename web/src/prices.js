@@ -13,8 +13,9 @@ export function pricesFor(gpu) {
 
 const KIND = { 'on-demand': 'On demand', reserved: 'Reserved' };
 
-// The price as the field shows it once picked: cents, or more digits where the price has them.
-export const priceText = (p) => String(Number(p.usd_per_gpu_hour.toFixed(p.usd_per_gpu_hour < 10 ? 4 : 2)));
+// The price as the field shows it once picked: cents, or up to four decimals where the price has
+// them (Google Cloud's $10.4365), so the picked preset still matches the field.
+export const priceText = (p) => String(Number(p.usd_per_gpu_hour.toFixed(4)));
 
 const host = (url) => url.replace(/^https?:\/\//, '').replace(/\/$/, '');
 
@@ -38,7 +39,7 @@ export function pricePresets(field, { id, read, pick }) {
 
   function matching(presets, text) {
     const v = fmt.parseNumber(text);
-    return v == null ? null : presets.find((p) => Math.abs(p.usd_per_gpu_hour - v) < 5e-5) || null;
+    return v == null ? null : presets.find((p) => Number(priceText(p)) === v) || null;
   }
 
   function update() {
