@@ -525,6 +525,14 @@ void training_run(const Setting& x, SimResult& r) {
   r.gpu_hours = seconds * c.cluster.num_gpus / 3600.0;
   r.cost_usd = r.gpu_hours * c.cluster.price_per_gpu_hour_usd;
   r.energy_MWh = r.gpu_hours * x.prof.board_power_W / 1e6;
+  if (r.training_days > kLongestRealRunDays) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  "the run would train for %.3g days, beyond any real run (more than %.0f days, ten years): check "
+                  "/training/tokens, the cluster's bandwidths and /cluster/num_gpus",
+                  r.training_days, kLongestRealRunDays);
+    r.warnings.push_back({WarningCode::beyond_real_run, "/training/tokens", buf});
+  }
 }
 
 // The blocks of one iteration per stage, for a Gantt chart.
