@@ -327,11 +327,19 @@ ExploreRequest sweep_request(const OptimalRequest& req, const ModelConfig& model
   if (objective == Objective::time && er.options.dp.empty()) {
     // Against a wall-clock budget the fastest plan uses most of the GPUs: keep the replica
     // counts with which some (tp, pp) fills at least three quarters of them.
-    std::vector<int> pps;
-    for (int d = 1; d <= model.layers; ++d)
-      if (model.layers % d == 0) pps.push_back(d);
-    for (int d = 1; d <= req.global_batch; ++d) {
-      if (req.global_batch % d != 0) continue;
+    // Divisors by trial up to the square root: a batch of 1e8 sequences costs 1e4 steps, not 1e8.
+    const auto divisors = [](int n) {
+      std::vector<int> out, high;
+      for (int d = 1; static_cast<long long>(d) * d <= n; ++d)
+        if (n % d == 0) {
+          out.push_back(d);
+          if (d != n / d) high.push_back(n / d);
+        }
+      out.insert(out.end(), high.rbegin(), high.rend());
+      return out;
+    };
+    const std::vector<int> pps = divisors(model.layers);
+    for (int d : divisors(req.global_batch)) {
       bool fills = false;
       for (int t : er.options.tp)
         for (int pp : pps) {
