@@ -7,10 +7,24 @@
 
 #include "fuzz_check.hpp"
 
+namespace {
+
+// Seconds a sweep may run before its progress callback cancels it (VTRAIN_FUZZ_BUDGET_S, default
+// 1): a slow input still runs every phase that reports progress, and one that runs away before
+// reporting trips the fuzzer's -timeout.
+double budget_s() {
+  static const double budget = [] {
+    const char* v = std::getenv("VTRAIN_FUZZ_BUDGET_S");
+    const double b = v ? std::atof(v) : 1.0;
+    return b > 0 ? b : 1.0;
+  }();
+  return budget;
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  // A sweep is cancelled after a second of progress reports: a slow input still runs every phase
-  // that reports progress, and one that runs away before reporting trips the fuzzer's -timeout.
-  const std::string failure = vtrain::fuzz::check_input(data, size, 1.0).failure;
+  const std::string failure = vtrain::fuzz::check_input(data, size, budget_s()).failure;
   if (!failure.empty()) {
     std::fprintf(stderr, "vtrain fuzz finding: %s\n", failure.c_str());
     std::abort();

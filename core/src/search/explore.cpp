@@ -380,7 +380,7 @@ struct SpaceWalk {
     zero_stages = o.zero_stage.empty() ? 2 : static_cast<long long>(o.zero_stage.size());
     for (int pp : pps) {
       std::vector<int> vs{1};
-      if (pp > 1 && pp <= L && L % pp == 0)
+      if (pp > 1)
         for (int v : divisors(L / pp))
           if (v > 1) vs.push_back(v);
       default_vs.push_back(std::move(vs));
@@ -419,7 +419,7 @@ struct SpaceWalk {
             dps = o.dp;
             if (dps.empty())
               for (int d : batch_divisors)
-                if (static_cast<long long>(tp) * pp * d <= max_gpus) dps.push_back(d);
+                if (static_cast<double>(tp) * pp * d <= max_gpus) dps.push_back(d);  // exact: below 2^53
             tried += static_cast<long long>(vs.size()) * dps.size();
             if (tried > max_tried) return false;
             for (int v : vs) {
