@@ -48,11 +48,13 @@ bool non_negative_key(std::string_view k) {
 }
 
 // Keys an answer leaves null on purpose: a plan's figures when it was not simulated, its cost when
-// the cluster has no price, its energy when the profile has no board power, a plan index of none.
+// the cluster has no price, its energy when the profile has no board power, a plan or an index of
+// none, a scheduled job's times that never came, a comparison without a baseline.
 bool nullable_key(std::string_view k) {
   for (std::string_view n : {"iteration_time_s", "training_days", "gpu_hours", "cost_usd", "energy_MWh", "mfu",
                              "deadline_days", "best", "best_time", "best_cost", "baseline", "budget_usd",
-                             "price_per_gpu_hour_usd"})
+                             "price_per_gpu_hour_usd", "usd", "achievable", "plan", "plans", "comparison",
+                             "deadlines_met_x", "admitted_x", "start_s", "finish_s", "jct_s"})
     if (k == n) return true;
   return false;
 }
