@@ -123,11 +123,11 @@ TEST_CASE("physically absurd inputs are refused with the bound; a run beyond any
 }
 
 TEST_CASE("explore refuses a space too large from its count, without enumerating it") {
-  // 83160 layers and a batch of 735134400 sequences: 128 and 1344 divisors.
+  // 83160 layers and a batch of 720720 sequences: 128 and 240 divisors.
   const std::string model = R"("model": {"layers": 83160, "hidden": 1024, "heads": 16, "seq_len": 128, "vocab": 1000, "ffn_hidden": 4096})";
   const auto t0 = std::chrono::steady_clock::now();
   const auto e = first_error(reply_of(vtrain::api::explore(
-      "{" + model + R"(, "cluster": {"num_gpus": 100000000}, "plan": {"global_batch": 735134400}})")));
+      "{" + model + R"(, "cluster": {"num_gpus": 100000000}, "plan": {"global_batch": 720720}, "training": {"tokens": 1e9}})")));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   CHECK(e["code"] == "too_large");
   CHECK(e["pointer"] == "/explore");

@@ -54,7 +54,7 @@ test('every reproducer exits 1 or 2 from the native CLI with one JSON document',
   for (const { name, entry, body, error } of await inputs()) {
     const file = path.join(dir, `${name}${entry.call ? '.json' : '.csv'}`);
     await writeFile(file, body);
-    const r = spawnSync(cli, [...entry.args(file), '--json', '--threads', '1'], { encoding: 'utf8', maxBuffer: 1 << 28, timeout: 60000 });
+    const r = spawnSync(cli, [...entry.args(file), '--json'], { encoding: 'utf8', maxBuffer: 1 << 28, timeout: 60000 });
     assert.equal(r.signal, null, `${name}: killed by ${r.signal}`);
     if (!error) {
       assert.ok([0, 1, 2].includes(r.status), `${name}: exit ${r.status}`);
