@@ -53,13 +53,14 @@ if [ "$mode" = check ]; then
   echo "== doctest under AddressSanitizer and UndefinedBehaviorSanitizer"
   ctest --preset fuzz
 else
-  cmake --build --preset fuzz --target vtrain_fuzz vtrain
+  cmake --build --preset fuzz --target vtrain_fuzz
 fi
 bin=$root/build/fuzz/tests/fuzz/vtrain_fuzz
 
 # The seed corpus, rebuilt each run from the repository: the example configs as simulate,
-# validate and explore inputs, the explore and schedule cases, the optimal presets, the job
-# lists, the published measurements, the fuzzer's own seeds and, where ../shared is present,
+# validate and explore inputs, the explore and schedule cases, the job lists, the published
+# measurements, the fuzzer's own seeds (the optimal preset, an nccl-tests file, a trace; written
+# with `vtrain presets --json`'s requests) and, where ../shared is present,
 # nccl-tests files and the ITP trace. Each file is a selector byte and the text
 # (tests/fuzz/fuzz_check.hpp).
 seeds=$root/build/fuzz/seeds
@@ -76,11 +77,6 @@ for f in examples/workloads/*.json; do seed S "$f" "schedule-$(basename "$f" .js
 for f in profiles/published/*.csv; do seed c "$f" "measurements-$(basename "$f" .csv)"; done
 printf 'e{"case": "mt-nlg"}' > "$seeds/explore-case-mt-nlg"
 printf 'S{"case": "vtrain-case2", "jobs": 8}' > "$seeds/schedule-case-vtrain-case2"
-"$root/build/fuzz/cli/vtrain" presets --json | node -e '
-  const fs = require("fs");
-  const presets = JSON.parse(fs.readFileSync(0, "utf8"));
-  for (const p of presets.optimal) fs.writeFileSync(`${process.argv[1]}/optimal-${p.name}`, "o" + JSON.stringify(p.request));
-' "$seeds"
 cp tests/fuzz/seeds/* "$seeds/"
 shared=$root/../shared
 if [ -d "$shared/measurements/a100-nccl-allreduce" ]; then
