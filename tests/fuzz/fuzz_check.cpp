@@ -9,6 +9,7 @@
 
 #include "vtrain/api.hpp"
 #include "vtrain/calibration.hpp"
+#include "vtrain/json_text.hpp"
 #include "vtrain/profile.hpp"
 #include "vtrain/schedule.hpp"
 #include "vtrain/validation.hpp"
@@ -216,8 +217,9 @@ std::string check_trace(std::string_view text, bool& answered) {
   auto workload = map_trace_csv(std::string(text), default_trace_mapping(), 1024);
   if (!workload.ok()) return check_diagnostics(workload.errors());
   answered = true;
+  // Written as the CLI writes it (`schedule --map-trace`): a cell that is not UTF-8 gets U+FFFD.
   try {
-    (void)to_json(workload.value()).dump();
+    (void)json::parse(dump_json(to_json(workload.value())));
   } catch (const json::exception& e) {
     return std::string("the mapped workload cannot be written as JSON: ") + e.what();
   }
