@@ -114,7 +114,7 @@ TEST_CASE("physically absurd inputs are refused with the bound; a run beyond any
   // Slow but possible: accepted, with a warning past ten years of training.
   const auto slow = reply_of(vtrain::api::simulate(std::string("{") + kGpt3 + R"(, "training": {"tokens": 1e16}})"));
   REQUIRE(slow["ok"] == true);
-  CHECK(slow["result"]["training"]["days"].get<double>() > 3652.5);
+  CHECK(slow["result"]["training_days"].get<double>() > 3652.5);
   bool warned = false;
   for (const auto& w : slow["result"]["warnings"]) warned = warned || (w["code"] == "beyond_real_run" && w["pointer"] == "/training/tokens");
   CHECK(warned);
@@ -135,8 +135,9 @@ TEST_CASE("explore refuses a space too large from its count, without enumerating
   CHECK(seconds < 10);  // a tenth of a second natively: ten times that and more is a sanity bound
   // The caps themselves are capped.
   const auto capped = first_error(reply_of(vtrain::api::explore(
-      std::string("{") + kGpt3 + R"(, "explore": {"max_plans": 100000000, "max_blocks": 1e15}})")));
+      std::string("{") + kGpt3 + R"(, "training": {"tokens": 3e11}, "explore": {"max_plans": 100000000, "max_blocks": 1e15}})")));
   CHECK(capped["code"] == "range");
+  CHECK(capped["pointer"] == "/explore/max_plans");
 }
 
 TEST_CASE("a measurement file naming a column twice is an error") {
