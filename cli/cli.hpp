@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vtrain/diagnostics.hpp"
+#include "vtrain/json_text.hpp"
 #include "vtrain/simulate.hpp"
 #include "vtrain/validation.hpp"
 

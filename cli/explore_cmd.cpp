@@ -203,10 +203,10 @@ void print_json(const json& j) {
     first = false;
     if (it->is_array()) {
       std::printf("[");
-      for (size_t i = 0; i < it->size(); ++i) std::printf("%s\n    %s", i ? "," : "", (*it)[i].dump().c_str());
+      for (size_t i = 0; i < it->size(); ++i) std::printf("%s\n    %s", i ? "," : "", dump_json((*it)[i]).c_str());
       std::printf("%s]", it->empty() ? "" : "\n  ");
     } else {
-      std::printf("%s", it->dump().c_str());
+      std::printf("%s", dump_json(*it).c_str());
     }
   }
   std::printf("\n}\n");

@@ -158,9 +158,7 @@ void set_errors_as_json(bool on) { errors_as_json = on; }
 void print_errors(const Diagnostics& errors) {
   for (const auto& d : errors) std::fprintf(stderr, "error: %s [%s]\n", d.message.c_str(), d.code.c_str());
   if (!errors_as_json || errors.empty()) return;
-  json list = json::array();
-  for (const auto& d : errors) list.push_back({{"code", d.code}, {"pointer", d.pointer}, {"message", d.message}});
-  std::printf("%s\n", json{{"ok", false}, {"errors", list}}.dump().c_str());
+  std::printf("%s\n", errors_reply(errors).c_str());
 }
 
 namespace {
@@ -338,7 +336,7 @@ int cmd_simulate(const Args& args) {
     return 1;
   }
   if (args.has("json")) {
-    std::printf("%s\n", to_json(result.value()).dump(2).c_str());
+    std::printf("%s\n", dump_json(to_json(result.value()), 2).c_str());
   } else {
     std::printf("%s", summary(result.value()).c_str());
   }
@@ -348,7 +346,7 @@ int cmd_simulate(const Args& args) {
 int cmd_presets(const Args& args) {
   if (args.has("json")) {
     json j = json::parse(api::presets());
-    std::printf("%s\n", j["result"].dump(2).c_str());
+    std::printf("%s\n", dump_json(j["result"], 2).c_str());
     return 0;
   }
   std::printf("model presets:\n");
@@ -364,7 +362,7 @@ int cmd_presets(const Args& args) {
 int cmd_profiles(const Args& args) {
   if (args.has("json")) {
     json j = json::parse(api::profiles());
-    std::printf("%s\n", j["result"].dump(2).c_str());
+    std::printf("%s\n", dump_json(j["result"], 2).c_str());
     return 0;
   }
   for (const auto& p : bundled_profiles()) {

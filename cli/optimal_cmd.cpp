@@ -109,7 +109,7 @@ int run_optimal(const Args& args) {
     return 1;
   }
   if (args.has("json")) {
-    std::printf("%s\n", to_json(result.value()).dump(2).c_str());
+    std::printf("%s\n", dump_json(to_json(result.value()), 2).c_str());
     return 0;
   }
   print_summary(result.value(), args.has("time"));

@@ -200,10 +200,10 @@ int map_trace(const Args& args) {
                       "` from the job traces of Microsoft's ITP clusters published with ElasticFlow "
                       "(github.com/microsoft/elasticflow-traces; MIT licence, see LICENSE-ITP-TRACES beside this file)";
   // One job a line, so that the file reads and diffs row by row like the trace it comes from.
-  std::printf("{\n  \"description\": %s,\n  \"source\": %s,\n  \"jobs\": [\n", j["description"].dump().c_str(),
-              source.dump().c_str());
+  std::printf("{\n  \"description\": %s,\n  \"source\": %s,\n  \"jobs\": [\n", dump_json(j["description"]).c_str(),
+              dump_json(source).c_str());
   for (size_t i = 0; i < j["jobs"].size(); ++i)
-    std::printf("    %s%s\n", j["jobs"][i].dump().c_str(), i + 1 < j["jobs"].size() ? "," : "");
+    std::printf("    %s%s\n", dump_json(j["jobs"][i]).c_str(), i + 1 < j["jobs"].size() ? "," : "");
   std::printf("  ]\n}\n");
   return 0;
 }
@@ -268,7 +268,7 @@ int run_schedule(const Args& args) {
     else print_result(result.value(), args.has("time"));
   }
   if (args.has("json")) {
-    std::printf("%s\n", (results.size() == 1 ? results[0] : json{{"runs", results}}).dump(1).c_str());
+    std::printf("%s\n", dump_json((results.size() == 1 ? results[0] : json{{"runs", results}}), 1).c_str());
   } else if (args.has("case") && !args.has("curves")) {
     std::printf("\n%s\n", kPaperFigures);
   }

@@ -393,7 +393,7 @@ int run_validate(const Args& args) {
   }
   if (args.has("json")) {
     // One file: the documented object; several: an array of them.
-    std::printf("%s\n", (files.size() == 1 ? files[0] : files).dump(2).c_str());
+    std::printf("%s\n", dump_json((files.size() == 1 ? files[0] : files), 2).c_str());
   }
   return status;
 }

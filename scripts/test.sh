@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Everything `npm test` runs: install what is missing, build both targets, run the doctest suites
-# natively and under Node, then the JavaScript tests (CLI, WebAssembly module, JS library), then
+# natively and under Node (and under the sanitizers with a short fuzzing run, where clang is
+# installed), then the JavaScript tests (CLI, WebAssembly module, JS library), then
 # build the web page and drive it in Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +11,8 @@ echo "== doctest (native)"
 ctest --preset native
 echo "== doctest (WebAssembly under Node)"
 ctest --preset wasm
+echo "== doctest under ASan+UBSan, then 3000 fuzzed inputs (clang; skipped with a message without it)"
+bash scripts/fuzz.sh --check
 echo "== golden numbers from the native CLI"
 node scripts/golden.mjs
 echo "== JavaScript tests"

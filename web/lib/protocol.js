@@ -25,6 +25,60 @@ function toText(input) {
   return JSON.stringify(input ?? {});
 }
 
+// A UTF-16 surrogate not paired with its other half: it encodes no character, and the module's
+// text is UTF-8, into which it has no faithful form (the character after it would be lost).
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function escapePointerToken(key) {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+// The JSON pointer of the first key or string value of `value` holding a lone surrogate, or null.
+function surrogatePointer(value, pointer = '') {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? pointer : null;
+  if (value === null || typeof value !== 'object') return null;
+  for (const [key, child] of Object.entries(value)) {
+    const at = `${pointer}/${escapePointerToken(key)}`;
+    if (LONE_SURROGATE.test(key)) return at;
+    const found = surrogatePointer(child, at);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/**
+ * The error reply for an input (JSON text or object) holding a lone UTF-16 surrogate, or null when
+ * it is valid Unicode. The error names the key or string holding it by JSON pointer where the
+ * text parses, else its line and column.
+ */
+export function surrogateFailure(input) {
+  if (input !== null && typeof input === 'object') {
+    // An object: JSON.stringify would escape the surrogate, and the module would refuse the text
+    // at its root; here the error names the field.
+    const pointer = surrogatePointer(input);
+    if (pointer === null) return null;
+    return failure('encoding', `${pointer || '/'}: holds a lone UTF-16 surrogate: the text must be valid Unicode`, pointer);
+  }
+  const text = typeof input === 'string' ? input : '';
+  const match = LONE_SURROGATE.exec(text);
+  if (!match) return null;
+  let pointer = '';
+  try {
+    pointer = surrogatePointer(JSON.parse(text)) ?? '';
+  } catch {
+    // not JSON: the error names the character instead
+  }
+  const before = text.slice(0, match.index);
+  const line = before.split('\n').length;
+  const column = match.index - before.lastIndexOf('\n');
+  const code = match[0].charCodeAt(0).toString(16).toUpperCase();
+  return failure(
+    'encoding',
+    `${pointer || '/'}: holds a lone UTF-16 surrogate (U+${code}) at line ${line}, column ${column}: the text must be valid Unicode`,
+    pointer,
+  );
+}
+
 /**
  * Runs `call` on the raw Embind module. `onProgress(fraction)` receives the progress of explore,
  * optimal and schedule;
@@ -37,15 +91,18 @@ export function callModule(mod, call, input, onProgress, shouldStop) {
   if (typeof mod[call] !== 'function') {
     return failure('unsupported', `this build of the module has no "${call}" call`);
   }
+  const invalid = CALLS[call] ? surrogateFailure(input) : null;
+  if (invalid) return invalid;
+  const inputText = CALLS[call] ? toText(input) : '';
   let text;
   try {
     if (call === 'explore' || call === 'optimal' || call === 'schedule') {
-      text = mod[call](toText(input), (fraction) => {
+      text = mod[call](inputText, (fraction) => {
         if (onProgress) onProgress(fraction);
         return !(shouldStop && shouldStop());
       });
     } else {
-      text = CALLS[call] ? mod[call](toText(input)) : mod[call]();
+      text = CALLS[call] ? mod[call](inputText) : mod[call]();
     }
   } catch (e) {
     return failure('internal', `the simulator stopped: ${e && e.message ? e.message : String(e)}`);

@@ -27,7 +27,7 @@ export type Family = 'gpt' | 'llama';
 /** A timeline block's work. */
 export type BlockKind = 'forward' | 'recompute' | 'backward' | 'pp_send' | 'dp_comm' | 'embedding_comm' | 'optimizer';
 /** What a result notes about its config beyond the numbers. */
-export type WarningCode = 'uneven_stages' | 'no_effect' | 'tp_across_nodes' | 'out_of_memory' | 'timeline_omitted' | 'overlap_slower';
+export type WarningCode = 'uneven_stages' | 'no_effect' | 'tp_across_nodes' | 'out_of_memory' | 'timeline_omitted' | 'overlap_slower' | 'beyond_real_run';
 
 // ---------------------------------------------------------------- errors
 

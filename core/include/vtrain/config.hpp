@@ -134,10 +134,18 @@ inline constexpr double restart_minutes = 1e7;
 inline constexpr double checkpoint_GB = 1e12;
 inline constexpr double storage_GBps = 1e9;
 inline constexpr double checkpoint_interval_minutes = 1e9;
+// Smallest values that can be physical: a link slower than the first PCIe lane (0.25 GB/s) or
+// than 10 Mbit/s Ethernet has carried no GPU's traffic, and a run trains on whole tokens. A
+// value below is an error naming the bound (0.1 GB/s, 0.01 Gbit/s and 1 token).
+inline constexpr double min_intra_node_GBps = 0.1;
+inline constexpr double min_inter_node_Gbps = 0.01;
+inline constexpr double min_tokens = 1;
 // explore requests (/explore)
 inline constexpr double deadline_days = 1e9;
-inline constexpr long long max_plans = 100000000;
-inline constexpr double max_blocks = 1e15;
+// The plans of one sweep are held in memory (and each is a row of its answer): the default bound
+// is also the largest one. The pipeline blocks bound its time: 4e10 is ten times the default.
+inline constexpr long long max_plans = 1000000;
+inline constexpr double max_blocks = 4e10;
 // compute-optimal requests
 inline constexpr double budget_days = 1e6;
 inline constexpr double budget_gpu_days = 1e12;
@@ -284,6 +292,10 @@ Diagnostics check_model(const ModelConfig& m);
 // Rules between fields (the model's, then the plan's against the model and the cluster). Empty
 // when the config is valid.
 Diagnostics check_sim_config(const SimConfig& c);
+
+// tp x pp x dp: the GPUs a plan uses (count), exact whatever the degrees (no int overflow: a
+// product past what a long long holds is returned as its largest value).
+long long plan_gpus(const PlanConfig& p);
 
 // Serializes a config with every field explicit (the form a saved link reproduces).
 nlohmann::json to_json(const SimConfig& c);

@@ -62,6 +62,7 @@ enum class WarningCode {
   out_of_memory,     // the plan needs more memory than the GPU has
   timeline_omitted,  // too many blocks to return a timeline
   overlap_slower,    // the overlapped gradient reduction ends later than one after the backward would
+  beyond_real_run,   // the training run would take longer than any run has (kLongestRealRunDays)
 };
 template <>
 struct EnumNames<WarningCode> {
@@ -73,8 +74,13 @@ struct EnumNames<WarningCode> {
       {WarningCode::out_of_memory, "out_of_memory", "the plan needs more memory than the GPU has"},
       {WarningCode::timeline_omitted, "timeline_omitted", "too many blocks to return a timeline"},
       {WarningCode::overlap_slower, "overlap_slower",
-       "the overlapped gradient reduction ends later than one after the backward"}};
+       "the overlapped gradient reduction ends later than one after the backward"},
+      {WarningCode::beyond_real_run, "beyond_real_run", "the training run would take longer than any run has"}};
 };
+
+// Training days past which a result is beyond any real run (days): ten years, where the longest
+// published LLM pre-training runs took months.
+inline constexpr double kLongestRealRunDays = 3652.5;
 
 struct SimWarning {
   WarningCode code;

@@ -18,13 +18,7 @@ using nlohmann::json;
 
 namespace {
 
-std::string errors_reply(const Diagnostics& errors) {
-  json list = json::array();
-  for (const auto& d : errors) list.push_back({{"code", d.code}, {"pointer", d.pointer}, {"message", d.message}});
-  return json{{"ok", false}, {"errors", list}}.dump();
-}
-
-std::string ok_reply(json result) { return json{{"ok", true}, {"result", std::move(result)}}.dump(); }
+std::string ok_reply(json result) { return dump_json(json{{"ok", true}, {"result", std::move(result)}}); }
 
 // Parses text into JSON; a syntax error is reported at the root with its line and column, a
 // key given twice at its pointer.

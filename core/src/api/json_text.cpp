@@ -81,4 +81,12 @@ Diagnostics parse_json_text(std::string_view text, json& out) {
   return duplicate;
 }
 
+std::string dump_json(const json& j, int indent) { return j.dump(indent, ' ', false, json::error_handler_t::replace); }
+
+std::string errors_reply(const Diagnostics& errors) {
+  json list = json::array();
+  for (const auto& d : errors) list.push_back({{"code", d.code}, {"pointer", d.pointer}, {"message", d.message}});
+  return dump_json(json{{"ok", false}, {"errors", list}});
+}
+
 }  // namespace vtrain

@@ -1,5 +1,6 @@
 #include <nlohmann/json.hpp>
 
+#include "vtrain/json_text.hpp"
 #include "vtrain/simulate.hpp"
 
 namespace vtrain {
@@ -202,7 +203,7 @@ json to_json(const Goodput& g) {
 }
 
 std::string to_json_text(const SimResult& r) {
-  std::string out = to_json(r, false).dump();
+  std::string out = dump_json(to_json(r, false));
   if (!r.timeline_included) return out;
   // The timeline goes last in the object; its columns in nlohmann's (sorted) key order.
   std::string tl = ",\"timeline\":[";

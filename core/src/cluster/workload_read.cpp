@@ -179,12 +179,13 @@ void read_job_object(const json& j, const std::string& pointer, const ClusterCon
   const int tp = degree("tp"), pp = degree("pp");
   int dp = 1;
   if (job.plan_given && tp > 0 && pp > 0) {
-    if (job.gpus % (tp * pp) != 0) {
+    const long long group = static_cast<long long>(tp) * pp;  // both at most limits::tp: exact
+    if (job.gpus % group != 0) {
       r.fail("divisibility", r.at("gpus"),
-             text("must be a multiple of its plan's tp x pp (%d), got %d", tp * pp, job.gpus));
+             text("must be a multiple of its plan's tp x pp (%lld), got %d", group, job.gpus));
       return;
     }
-    dp = job.gpus / (tp * pp);
+    dp = static_cast<int>(job.gpus / group);
   }
   if (!job.plan_given) plan_obj["tp"] = plan_obj["pp"] = 1;
   plan_obj["dp"] = job.plan_given ? dp : 1;
@@ -335,6 +336,14 @@ void read_jobs_csv(const CsvTable& t, const std::string& pointer, const ClusterC
 void read_trace_csv(const CsvTable& t, const std::string& pointer, const ClusterConfig& cluster,
                     const TraceMapping& mapping, std::vector<JobSpec>& jobs, Diagnostics& errors) {
   const CsvRow& header = t.rows.front();
+  // A column named twice would leave the reader to pick one of two values: an error.
+  std::set<std::string> seen;
+  for (const CsvCell& c : header.cells)
+    if (!c.text.empty() && !seen.insert(c.text).second) {
+      csv_fail(errors, pointer, "duplicate_column",
+               text("%s: the column is given twice", where(header.line, c.column, c.text).c_str()));
+      return;
+    }
   auto index = [&](const char* name) {
     int k = 0;
     while (header.cells[k].text != name) ++k;  // the trace's columns are all there

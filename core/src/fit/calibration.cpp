@@ -144,7 +144,9 @@ Outcome<std::vector<CollectivePoint>> parse_allreduce_csv(std::string_view text)
       cells.push_back(std::strtod(line.substr(start, comma - start).c_str(), nullptr));
       start = comma + 1;
     }
-    if (cells.size() < 6 || !(cells[0] > 0) || !(cells[3] > 0) || !(cells[5] > 0))
+    // Sizes and times are positive and finite ("1e999" reads as infinity).
+    const auto positive = [](double v) { return v > 0 && std::isfinite(v); };
+    if (cells.size() < 6 || !positive(cells[0]) || !positive(cells[3]) || !positive(cells[5]))
       return Outcome<std::vector<CollectivePoint>>::fail(
           "value", "/line/" + std::to_string(line_no),
           "/line/" + std::to_string(line_no) + ": expected size(B),count,type,time(ns),busbw,time(ns),busbw");

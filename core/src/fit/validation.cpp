@@ -235,6 +235,15 @@ Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view text) {
     auto cells = split_line(line);
     if (header.empty()) {
       header = cells;
+      // A column named twice would leave the reader to pick one of two values: an error.
+      for (size_t i = 0; i < header.size(); ++i)
+        for (size_t k = 0; k < i; ++k)
+          if (!header[i].empty() && header[i] == header[k]) {
+            errors.push_back(make_diagnostic("duplicate_column", "/header/" + header[i],
+                                             "the header names column \"" + header[i] + "\" twice (columns " +
+                                                 std::to_string(k + 1) + " and " + std::to_string(i + 1) + ")"));
+            break;
+          }
       for (size_t i = 0; i < header.size(); ++i)
         if (header[i] == kLayerTimeColumn) layer_time_index = static_cast<int>(i);
       for (auto& c : cols) {
@@ -341,7 +350,7 @@ std::vector<std::string> unread_columns(std::string_view text) {
     for (const std::string& cell : split_line(line)) {
       bool known = cell == kNoteColumn || cell == kLayerTimeColumn || is_setting_column(cell);
       for (const char* c : kRunColumns) known = known || cell == c;
-      if (!known) out.push_back(cell);
+      if (!known) out.push_back(valid_utf8(cell));  // a name to print: bytes that are not UTF-8 as U+FFFD
     }
     break;
   }
@@ -381,7 +390,11 @@ SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
   }
   if (run.has_position) c.model.position = run.position;
   c.cluster.gpu = run.gpu.empty() ? setup.gpu : run.gpu;
-  c.cluster.num_gpus = run.tp * run.pp * run.dp;
+  PlanConfig degrees;
+  degrees.tp = run.tp;
+  degrees.pp = run.pp;
+  degrees.dp = run.dp;
+  c.cluster.num_gpus = static_cast<int>(std::min<long long>(plan_gpus(degrees), limits::num_gpus + 1LL));
   c.cluster.gpus_per_node = setup.gpus_per_node;
   c.cluster.intra_node_GBps = setup.intra_node_GBps;
   c.cluster.inter_node_Gbps = run.inter_node_Gbps > 0 ? run.inter_node_Gbps : setup.inter_node_Gbps;
@@ -420,10 +433,14 @@ Outcome<ValidationReport> validate_runs(const std::vector<MeasuredRun>& runs, co
   double sum = 0;
   for (const MeasuredRun& run : runs) {
     const std::string where = "/line/" + std::to_string(run.line);
-    if (run.tp * run.pp * run.dp != run.num_gpus) {
+    PlanConfig degrees;
+    degrees.tp = run.tp;
+    degrees.pp = run.pp;
+    degrees.dp = run.dp;
+    if (plan_gpus(degrees) != run.num_gpus) {
       errors.push_back(make_diagnostic("product", where + "/# GPUs",
                                        "must equal tensor x data x pipeline parallelism (" +
-                                           std::to_string(run.tp * run.pp * run.dp) + ")"));
+                                           std::to_string(plan_gpus(degrees)) + ")"));
       continue;
     }
     auto result = simulate(config_for_run(run, setup), profile);

@@ -604,6 +604,14 @@ void training_run(const Setting& x, SimResult& r) {
   r.cost_usd = r.gpu_hours * c.cluster.price_per_gpu_hour_usd;
   r.energy_MWh = r.gpu_hours * x.prof.board_power_W / 1e6;
   r.goodput = goodput(c.reliability, seconds, r.parameters.total, c.cluster.num_gpus, c.cluster.gpus_per_node);
+  if (r.training_days > kLongestRealRunDays) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  "the run would train for %.3g days, beyond any real run (more than %.0f days, ten years): check "
+                  "/training/tokens, the cluster's bandwidths and /cluster/num_gpus",
+                  r.training_days, kLongestRealRunDays);
+    r.warnings.push_back({WarningCode::beyond_real_run, "/training/tokens", buf});
+  }
 }
 
 // The blocks of one iteration per stage, for a Gantt chart.

@@ -1,5 +1,7 @@
 #include "vtrain/config.hpp"
 
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 #include "model/fields.hpp"
@@ -63,7 +65,11 @@ Outcome<SimConfig> parse_sim_config(const json& j) {
   detail::read_cluster(cluster, c.cluster, errors);
   // Defaults that follow from other fields: a plan without num_gpus uses tp*pp*dp GPUs.
   detail::read_plan(plan, c.plan, errors);
-  if (!cluster || !cluster->contains("num_gpus")) c.cluster.num_gpus = c.plan.tp * c.plan.pp * c.plan.dp;
+  if (!cluster || !cluster->contains("num_gpus")) {
+    // Past the bound, the rules below report the plan's degrees, not this field the input never gave.
+    const long long gpus = plan_gpus(c.plan);
+    c.cluster.num_gpus = gpus <= limits::num_gpus ? static_cast<int>(gpus) : 0;
+  }
   detail::read_training(top.child("training"), c.training, errors);
   detail::read_reliability(top.child("reliability"), c.reliability, errors);
   detail::read_output(top.child("output"), c.output, errors);
@@ -124,12 +130,26 @@ Diagnostics check_sim_config(const SimConfig& c) {
   else if (p.shard_group > 0 && p.shard_group != p.dp && p.shard_group != 1 && p.zero_stage != 3)
     add("range", "/plan/shard_group",
         "hybrid sharding (a group smaller than /plan/dp) needs /plan/zero_stage 3, got " + std::to_string(p.zero_stage));
-  const long long product = static_cast<long long>(p.tp) * p.pp * p.dp;
-  if (product != c.cluster.num_gpus)
+  const long long product = plan_gpus(p);
+  if (product > limits::num_gpus)
+    add("range", "/plan/dp",
+        "/plan/tp x /plan/pp x /plan/dp gives " + detail::describe_number(static_cast<double>(product)) +
+            " GPUs, more than any cluster may have (" + std::to_string(limits::num_gpus) + ", /cluster/num_gpus)");
+  else if (product != c.cluster.num_gpus)
     add("product", "/cluster/num_gpus",
         "must equal /plan/tp x /plan/pp x /plan/dp (" + std::to_string(product) + "), got " +
             std::to_string(c.cluster.num_gpus));
+  if (c.training.tokens > 0 && c.training.tokens < limits::min_tokens)
+    add("range", "/training/tokens", "must be 0 (no training run) or at least 1 token: a run trains on whole tokens");
   return e;
+}
+
+long long plan_gpus(const PlanConfig& p) {
+  long long gpus = 0;
+  if (__builtin_mul_overflow(static_cast<long long>(p.tp), static_cast<long long>(p.pp), &gpus) ||
+      __builtin_mul_overflow(gpus, static_cast<long long>(p.dp), &gpus))
+    return std::numeric_limits<long long>::max();
+  return gpus;
 }
 
 json to_json(const SimConfig& c) {

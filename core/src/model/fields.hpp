@@ -52,8 +52,8 @@ void cluster_fields(V& v, C& c) {
   v.field("gpu", c.gpu);
   v.field("num_gpus", c.num_gpus, IntBounds{1, limits::num_gpus});
   v.field("gpus_per_node", c.gpus_per_node, IntBounds{1, limits::gpus_per_node});
-  v.field("intra_node_GBps", c.intra_node_GBps, RealBounds{0.0, limits::intra_node_GBps, true});
-  v.field("inter_node_Gbps", c.inter_node_Gbps, RealBounds{0.0, limits::inter_node_Gbps, true});
+  v.field("intra_node_GBps", c.intra_node_GBps, RealBounds{limits::min_intra_node_GBps, limits::intra_node_GBps});
+  v.field("inter_node_Gbps", c.inter_node_Gbps, RealBounds{limits::min_inter_node_Gbps, limits::inter_node_Gbps});
   v.field("price_per_gpu_hour_usd", c.price_per_gpu_hour_usd, RealBounds{0.0, limits::price_per_gpu_hour_usd});
 }
 

@@ -28,6 +28,16 @@ using detail::ObjectReader;
 
 namespace {
 
+// A plan's GPUs as an int: tp x pp x dp, or one past limits::num_gpus where the product is larger
+// (the config's rules then refuse the plan by its degrees).
+int gpus_or_past_limit(const PlanConfig& p) {
+  return static_cast<int>(std::min<long long>(plan_gpus(p), limits::num_gpus + 1LL));
+}
+
+}  // namespace
+
+namespace {
+
 // ---------------------------------------------------------------------------------------------
 // Case presets
 
@@ -162,7 +172,7 @@ Outcome<ExploreRequest> parse_explore_request(const json& input) {
   if (!errors.empty()) return errors;
   // The baseline's rules, on its own GPUs.
   SimConfig baseline = c;
-  baseline.cluster.num_gpus = c.plan.tp * c.plan.pp * c.plan.dp;
+  baseline.cluster.num_gpus = gpus_or_past_limit(c.plan);
   Diagnostics rules = check_sim_config(baseline);
   detail::explain_plan_defaults(rules, plan);
   if (!rules.empty()) return rules;
@@ -351,116 +361,194 @@ struct Space {
   long long skipped_invalid = 0;  // combinations of the values tried that break a rule (count)
 };
 
-// Phase 1: every valid plan, in (tp, sequence parallel, micro-batch, pp, virtual stages, dp) units.
-Outcome<Space> enumerate_plans(const ExploreRequest& request) {
-  const ExploreOptions& o = request.options;
-  const ModelConfig& m = request.config.model;
-  const PlanConfig& base = request.config.plan;
-  const int max_gpus = request.config.cluster.num_gpus;
-  const int gpn = request.config.cluster.gpus_per_node;
-  const int G = base.global_batch, L = m.layers;
-  std::vector<int> tp_all;
-  for (int t : divisors(m.heads))
-    if (m.kv_heads % t == 0 && m.ffn_hidden % t == 0 && t <= max_gpus && (t <= gpn || o.tp_across_nodes))
-      tp_all.push_back(t);
-  const std::vector<int> tps = or_default(o.tp, tp_all);
-  const std::vector<int> pps = or_default(o.pp, divisors(L));
-  const std::vector<int> mbs = or_default(o.micro_batch, divisors(G));
-  const std::vector<Recompute> recs =
-      or_default(o.recompute, {Recompute::none, Recompute::selective, Recompute::full});
+// The combinations of degrees a request allows, walked in enumeration order: (tp, sequence
+// parallel, micro-batch, pp, virtual stages, dp). The value lists are built once (divisors of the
+// batch and the layers are not recomputed per combination).
+struct SpaceWalk {
+  const ExploreRequest& request;
+  std::vector<int> tps, pps, mbs;
+  std::vector<int> batch_divisors;           // of the global batch: the default dp values
+  std::vector<std::vector<int>> default_vs;  // per entry of pps: 1 and the divisors of layers / pp above 1
+  std::vector<Recompute> recs;
+  long long zero_stages = 2;
+
+  explicit SpaceWalk(const ExploreRequest& r) : request(r) {
+    const ExploreOptions& o = r.options;
+    const ModelConfig& m = r.config.model;
+    const int max_gpus = r.config.cluster.num_gpus, gpn = r.config.cluster.gpus_per_node;
+    const int G = r.config.plan.global_batch, L = m.layers;
+    std::vector<int> tp_all;
+    for (int t : divisors(m.heads))
+      if (m.kv_heads % t == 0 && m.ffn_hidden % t == 0 && t <= max_gpus && (t <= gpn || o.tp_across_nodes))
+        tp_all.push_back(t);
+    tps = or_default(o.tp, tp_all);
+    pps = or_default(o.pp, divisors(L));
+    batch_divisors = divisors(G);
+    mbs = or_default(o.micro_batch, batch_divisors);
+    recs = or_default(o.recompute, {Recompute::none, Recompute::selective, Recompute::full});
+    zero_stages = o.zero_stage.empty() ? 2 : static_cast<long long>(o.zero_stage.size());
+    for (int pp : pps) {
+      std::vector<int> vs{1};
+      if (pp > 1)
+        for (int v : divisors(L / pp))
+          if (v > 1) vs.push_back(v);
+      default_vs.push_back(std::move(vs));
+    }
+  }
   // A degree of 1 makes sequence parallelism and ZeRO-1 no-ops: one plan stands for both values.
-  auto sps_for = [&](int tp) {
-    std::vector<bool> all = or_default(o.sequence_parallel, {false, true});
+  std::vector<bool> sps_for(int tp) const {
+    std::vector<bool> all = or_default(request.options.sequence_parallel, {false, true});
     if (tp > 1) return all;
     return std::vector<bool>{std::find(all.begin(), all.end(), false) != all.end() ? false : all.front()};
-  };
-  auto zeros_for = [&](int dp) {
-    std::vector<int> all = or_default(o.zero_stage, {0, 1});
+  }
+  std::vector<int> zeros_for(int dp) const {
+    std::vector<int> all = or_default(request.options.zero_stage, {0, 1});
     if (dp > 1) return all;
     return std::vector<int>{std::find(all.begin(), all.end(), 0) != all.end() ? 0 : all.front()};
-  };
+  }
+  // The shard groups a plan with ZeRO stage z and dp replicas is tried with: ZeRO-3 only, those
+  // dividing dp (0: all of it, the one value when the request names none).
+  std::vector<int> groups_for(int z, int dp) const {
+    const std::vector<int>& asked = request.options.shard_group;
+    if (asked.empty()) return {0};
+    std::vector<int> out;
+    for (int group : asked)
+      if (group == 0 || (z == 3 && group <= dp && dp % group == 0)) out.push_back(group);
+    return out;
+  }
   // The plans a combination of (pp, virtual stages, dp) stands for, when a rule rules it out.
-  const long long zero_stages = o.zero_stage.empty() ? 2 : static_cast<long long>(o.zero_stage.size());
-  const auto plans_of = [&](int dp) { return static_cast<long long>(recs.size()) * (dp > 1 ? zero_stages : 1); };
+  long long plans_of(int dp) const { return static_cast<long long>(recs.size()) * (dp > 1 ? zero_stages : 1); }
 
-  Space space;
-  auto& units = space.units;
-  auto& plans = space.plans;
-  SimConfig candidate = request.config;
-  for (int tp : tps) {
-    for (bool sp : sps_for(tp)) {
-      for (int mb : mbs) {
-        for (int pp : pps) {
-          std::vector<int> vs = o.virtual_stages;
-          if (vs.empty()) {
-            vs.push_back(1);
-            if (pp > 1)
-              for (int v : divisors(L / pp))
-                if (v > 1) vs.push_back(v);
-          }
-          std::vector<int> dps = o.dp;
-          if (dps.empty())
-            for (int d : divisors(G))
-              if (static_cast<long long>(tp) * pp * d <= max_gpus) dps.push_back(d);
-          for (int v : vs) {
-            if ((v > 1 && L % (static_cast<long long>(pp) * v) != 0) || (v > 1 && pp == 1) || pp > L) {
-              for (int dp : dps) space.skipped_invalid += plans_of(dp);
-              continue;
-            }
-            for (int dp : dps) {
-              if (G % (static_cast<long long>(dp) * mb) != 0 || (v > 1 && (G / (dp * mb)) % pp != 0)) {
-                space.skipped_invalid += plans_of(dp);
+  // Calls unit(tp, sp, mb, pp, v, dp) for every combination the loops' rules allow, and adds the
+  // plans of those they rule out to `skipped`. `tried` counts the combinations looked at; the walk
+  // stops (returning false) when it passes `max_tried` or when unit returns false.
+  template <class Unit>
+  bool walk(long long& tried, long long max_tried, long long& skipped, Unit unit) const {
+    const ExploreOptions& o = request.options;
+    const int max_gpus = request.config.cluster.num_gpus;
+    const int G = request.config.plan.global_batch, L = request.config.model.layers;
+    std::vector<int> dps;
+    for (int tp : tps) {
+      for (bool sp : sps_for(tp)) {
+        for (int mb : mbs) {
+          for (size_t ip = 0; ip < pps.size(); ++ip) {
+            const int pp = pps[ip];
+            if (++tried > max_tried) return false;
+            const std::vector<int>& vs = o.virtual_stages.empty() ? default_vs[ip] : o.virtual_stages;
+            dps = o.dp;
+            if (dps.empty())
+              for (int d : batch_divisors)
+                if (static_cast<double>(tp) * pp * d <= max_gpus) dps.push_back(d);  // exact: below 2^53
+            tried += static_cast<long long>(vs.size()) * dps.size();
+            if (tried > max_tried) return false;
+            for (int v : vs) {
+              if ((v > 1 && L % (static_cast<long long>(pp) * v) != 0) || (v > 1 && pp == 1) || pp > L) {
+                for (int dp : dps) skipped += plans_of(dp);
                 continue;
               }
-              const int M = G / (dp * mb);
-              Unit u;
-              u.first = static_cast<int>(plans.size());
-              u.pp = pp;
-              u.virtual_stages = v;
-              u.micro_batches = M;
-              for (Recompute rc : recs) {
-                for (int z : zeros_for(dp)) {
-                 for (int group : o.shard_group.empty() ? std::vector<int>{0} : o.shard_group) {
-                  // Shard groups apply to ZeRO-3 only, and only those dividing dp (0: all of it).
-                  if (group != 0 && (z != 3 || group > dp || dp % group != 0)) continue;
-                  PlanEstimate e;
-                  e.plan = base;
-                  e.plan.tp = tp;
-                  e.plan.pp = pp;
-                  e.plan.dp = dp;
-                  e.plan.micro_batch = mb;
-                  e.plan.virtual_stages = v;
-                  e.plan.recompute = rc;
-                  e.plan.sequence_parallel = sp;
-                  e.plan.zero_stage = z;
-                  e.plan.shard_group = group;
-                  e.num_gpus = tp * pp * dp;
-                  e.within_gpu_limit = e.num_gpus <= max_gpus;
-                  candidate.plan = e.plan;
-                  candidate.cluster.num_gpus = e.num_gpus;
-                  if (!check_sim_config(candidate).empty()) {  // a rule the loops above miss
-                    ++space.skipped_invalid;
-                    continue;
-                  }
-                  plans.push_back(e);
-                 }
+              for (int dp : dps) {
+                if (G % (static_cast<long long>(dp) * mb) != 0 || (v > 1 && (G / (static_cast<long long>(dp) * mb)) % pp != 0)) {
+                  skipped += plans_of(dp);
+                  continue;
                 }
-              }
-              u.count = static_cast<int>(plans.size()) - u.first;
-              if (u.count > 0) units.push_back(u);
-              if (static_cast<long long>(plans.size()) > o.max_plans) {
-                return Outcome<Space>::fail(
-                    "too_large", "/explore",
-                    "/explore: the space holds more than " + std::to_string(o.max_plans) +
-                        " plans (/explore/max_plans); restrict it with /explore/tp, /pp, /dp, /micro_batch, "
-                        "/virtual_stages, /recompute, /sequence_parallel or /zero_stage");
+                if (!unit(tp, sp, mb, pp, v, dp)) return false;
               }
             }
           }
         }
       }
     }
+    return true;
   }
+};
+
+// The combinations of degrees a request may make the sweep look at before it is refused (count):
+// counting them takes well under a second, natively and in WebAssembly.
+constexpr long long kMaxCombinations = 50000000;
+
+std::string restrict_hint() {
+  return "restrict it with /explore/tp, /pp, /dp, /micro_batch, /virtual_stages, /recompute, /sequence_parallel "
+         "or /zero_stage";
+}
+
+// Phase 0: the plans the space holds, counted without building one (every rule of the loops, and
+// tensor parallelism dividing the heads and the MLP; the other rules of a config can only lower
+// the count). A space past /explore/max_plans is refused from this count, before its plans take
+// the memory and the time.
+Diagnostics count_plans(const SpaceWalk& space) {
+  const ExploreOptions& o = space.request.options;
+  const ModelConfig& m = space.request.config.model;
+  long long tried = 0, skipped = 0, plans = 0;
+  bool over = false;
+  const bool walked = space.walk(tried, kMaxCombinations, skipped, [&](int tp, bool, int, int, int, int dp) {
+    if (m.heads % tp != 0 || m.kv_heads % tp != 0 || m.ffn_hidden % tp != 0) return true;
+    long long per_recompute = 0;
+    for (int z : space.zeros_for(dp)) per_recompute += static_cast<long long>(space.groups_for(z, dp).size());
+    plans += static_cast<long long>(space.recs.size()) * per_recompute;
+    over = plans > o.max_plans;
+    return !over;
+  });
+  if (over)
+    return {make_diagnostic("too_large", "/explore",
+                            "the space holds more than " + std::to_string(o.max_plans) +
+                                " plans (/explore/max_plans); " + restrict_hint() + " (counted before enumerating)")};
+  if (!walked)
+    return {make_diagnostic("too_large", "/explore",
+                            "the space combines more than " + detail::describe_number(kMaxCombinations) +
+                                " values of the degrees to try, counted before enumerating them; " + restrict_hint())};
+  return {};
+}
+
+// Phase 1: every valid plan, in (tp, sequence parallel, micro-batch, pp, virtual stages, dp) units.
+Outcome<Space> enumerate_plans(const ExploreRequest& request) {
+  const PlanConfig& base = request.config.plan;
+  const int max_gpus = request.config.cluster.num_gpus;
+  const int G = base.global_batch, L = request.config.model.layers;
+  const SpaceWalk walk(request);
+  if (Diagnostics refused = count_plans(walk); !refused.empty()) return refused;
+
+  Space space;
+  auto& units = space.units;
+  auto& plans = space.plans;
+  SimConfig candidate = request.config;
+  long long tried = 0;
+  walk.walk(tried, kMaxCombinations, space.skipped_invalid, [&](int tp, bool sp, int mb, int pp, int v, int dp) {
+    const int M = G / (dp * mb);
+    Unit u;
+    u.first = static_cast<int>(plans.size());
+    u.pp = pp;
+    u.virtual_stages = v;
+    u.micro_batches = M;
+    for (Recompute rc : walk.recs) {
+      for (int z : walk.zeros_for(dp)) {
+       for (int group : walk.groups_for(z, dp)) {
+        PlanEstimate e;
+        e.plan = base;
+        e.plan.tp = tp;
+        e.plan.pp = pp;
+        e.plan.dp = dp;
+        e.plan.micro_batch = mb;
+        e.plan.virtual_stages = v;
+        e.plan.recompute = rc;
+        e.plan.sequence_parallel = sp;
+        e.plan.zero_stage = z;
+        e.plan.shard_group = group;
+        e.num_gpus = gpus_or_past_limit(e.plan);
+        e.within_gpu_limit = e.num_gpus <= max_gpus;
+        candidate.plan = e.plan;
+        candidate.cluster.num_gpus = e.num_gpus;
+        if (!check_sim_config(candidate).empty()) {  // a rule the loops above miss
+          ++space.skipped_invalid;
+          continue;
+        }
+        plans.push_back(e);
+       }
+      }
+    }
+    u.count = static_cast<int>(plans.size()) - u.first;
+    if (u.count > 0) units.push_back(u);
+    return true;
+  });
   if (plans.empty()) {
     return Outcome<Space>::fail(
         "no_plan", "/explore",
@@ -589,7 +677,7 @@ Diagnostics place_baseline(const ExploreRequest& request, const Profile& prof, E
   if (b && b->simulated) return {};
   PlanEstimate e;
   e.plan = base;
-  e.num_gpus = base.tp * base.pp * base.dp;
+  e.num_gpus = gpus_or_past_limit(base);
   e.within_gpu_limit = e.num_gpus <= request.config.cluster.num_gpus;
   SimConfig c = request.config;
   c.plan = base;

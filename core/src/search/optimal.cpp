@@ -327,11 +327,19 @@ ExploreRequest sweep_request(const OptimalRequest& req, const ModelConfig& model
   if (objective == Objective::time && er.options.dp.empty()) {
     // Against a wall-clock budget the fastest plan uses most of the GPUs: keep the replica
     // counts with which some (tp, pp) fills at least three quarters of them.
-    std::vector<int> pps;
-    for (int d = 1; d <= model.layers; ++d)
-      if (model.layers % d == 0) pps.push_back(d);
-    for (int d = 1; d <= req.global_batch; ++d) {
-      if (req.global_batch % d != 0) continue;
+    // Divisors by trial up to the square root: a batch of 1e8 sequences costs 1e4 steps, not 1e8.
+    const auto divisors = [](int n) {
+      std::vector<int> out, high;
+      for (int d = 1; static_cast<long long>(d) * d <= n; ++d)
+        if (n % d == 0) {
+          out.push_back(d);
+          if (d != n / d) high.push_back(n / d);
+        }
+      out.insert(out.end(), high.rbegin(), high.rend());
+      return out;
+    };
+    const std::vector<int> pps = divisors(model.layers);
+    for (int d : divisors(req.global_batch)) {
       bool fills = false;
       for (int t : er.options.tp)
         for (int pp : pps) {
@@ -347,16 +355,32 @@ ExploreRequest sweep_request(const OptimalRequest& req, const ModelConfig& model
 // Phase 4: listing every candidate's plans and their memory is cheap, so the pipeline blocks the
 // whole sweep would simulate are added up first: explore's bound on them (4e9) then holds for the
 // sweep as a whole, and a huge batch is refused before anything is simulated.
-Diagnostics check_sweep_size(const std::vector<ExploreRequest>& sweeps, const OptimalRequest& req, int threads) {
+Diagnostics check_sweep_size(const std::vector<ExploreRequest>& sweeps, const OptimalRequest& req,
+                             const OptimalControl& control) {
   double blocks = 0;
+  size_t counted_sizes = 0;
   for (const ExploreRequest& er : sweeps) {
     ExploreControl count;
-    count.threads = threads;
+    count.threads = control.threads;
     count.count_only = true;
+    // The count is part of the sweep: it may be cancelled like the rest.
+    if (control.progress) count.progress = [&](double) { return control.progress(0); };
     auto counted = explore(er, count);
+    if (!counted.ok() && !counted.errors().empty() && counted.errors()[0].code == "cancelled") return counted.errors();
     if (counted.ok()) blocks += counted.value().stats.blocks;
+    ++counted_sizes;
+    // Past the bound the answer is known: the other sizes need not be counted.
+    if (blocks > req.explore.max_blocks) break;
   }
   if (blocks <= req.explore.max_blocks) return {};
+  if (counted_sizes < sweeps.size())
+    return {make_diagnostic("too_large", "/global_batch",
+                            "the sweep's first " + std::to_string(counted_sizes) + " of " +
+                                std::to_string(sweeps.size()) + " candidate sizes would already simulate " +
+                                detail::describe_number(blocks) + " pipeline blocks, more than the " +
+                                detail::describe_number(req.explore.max_blocks) +
+                                " a sweep may; lower /global_batch, narrow /candidates/min_params and max_params, or "
+                                "restrict /explore/tp, /explore/micro_batch or /explore/recompute")};
   return {make_diagnostic("too_large", "/global_batch",
                           "the sweep over " + std::to_string(sweeps.size()) + " candidate sizes would simulate " +
                               detail::describe_number(blocks) + " pipeline blocks, more than the " +
@@ -521,7 +545,7 @@ Outcome<OptimalResult> optimal(const OptimalRequest& req, const OptimalControl& 
   const Pricing pricing{req, res.budget_days, static_cast<double>(req.global_batch) * req.seq_len};
   std::vector<ExploreRequest> sweeps;
   for (const ModelConfig& m : models.value()) sweeps.push_back(sweep_request(req, m, pricing.tokens_per_iter));
-  if (Diagnostics too_large = check_sweep_size(sweeps, req, control.threads); !too_large.empty()) return too_large;
+  if (Diagnostics too_large = check_sweep_size(sweeps, req, control); !too_large.empty()) return too_large;
 
   const size_t n = sweeps.size();
   for (size_t i = 0; i < n; ++i) {
