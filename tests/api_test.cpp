@@ -54,7 +54,8 @@ TEST_CASE("api: presets, examples and profiles are listed") {
   CHECK(presets["result"]["examples"].size() >= 3);
   json profiles = json::parse(vtrain::api::profiles());
   REQUIRE(profiles["ok"] == true);
-  CHECK(profiles["result"].size() == 2);
+  CHECK(profiles["result"].size() == 5);
+  for (const char* gpu : {"h100-sxm5-80gb", "h200-sxm-141gb", "b200-sxm-180gb"}) CHECK(vtrain::bundled_profiles().find(gpu));
   CHECK(vtrain::bundled_profiles().find("a100-sxm4-80gb"));
   CHECK(vtrain::bundled_profiles().find("a100-sxm4-40gb"));
   CHECK(vtrain::bundled_profiles().find("a100-sxm4-40gb")->hbm_GiB == 40);

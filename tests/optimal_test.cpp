@@ -280,7 +280,7 @@ TEST_CASE("optimal: bad requests name the field") {
 
   // The cluster and the plan's shared fields are read as simulate reads them.
   q = small_request();
-  q["plan"] = {{"precision", "fp8"}};
+  q["plan"] = {{"precision", "fp4"}};
   a = parse_optimal_request(q);
   REQUIRE_FALSE(a.ok());
   CHECK(a.errors().front().pointer == "/plan/precision");

@@ -266,10 +266,10 @@ TEST_CASE("validation: a precision column sets the run's 16-bit format, bf16 wit
   CHECK(report.value().rows[0].predicted_ms > report.value().rows[1].predicted_ms);
   CHECK(unread_columns(header).empty());
 
-  auto bad = parse_measurements(header + "64,512,1,3072,32,30,2048,8,8,1,5000,fp8\n");
+  auto bad = parse_measurements(header + "64,512,1,3072,32,30,2048,8,8,1,5000,fp4\n");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.errors()[0].pointer == "/line/2/precision");
-  CHECK(bad.errors()[0].message.find("fp16 or bf16") != std::string::npos);
+  CHECK(bad.errors()[0].message.find("bf16 or fp8") != std::string::npos);
 
   auto plain = parse_measurements(std::string(kHeader) + "8,16,2,1024,16,12,1024,2,2,2,100.5\n");
   REQUIRE(plain.ok());

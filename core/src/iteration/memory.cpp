@@ -49,8 +49,11 @@ double layer_activation_bytes(const ModelConfig& m, const PlanConfig& p, bool wi
   const double Tn = sp ? T / t : T;  // tokens in the norm/dropout regions on this rank
   const double heads_t = m.heads / t, kv_t = m.kv_heads >= p.tp ? m.kv_heads / t : 1.0, f_t = m.ffn_hidden / t;
   const bool dropout = m.bias;
+  // A linear layer keeps its input for the weight-gradient GEMM: in FP8 (Transformer Engine) it
+  // keeps the FP8 cast it already made for the forward GEMM, one byte an element.
+  const double Lin = p.precision == Precision::fp8 ? 1.0 : E;
   double bytes = 0;
-  bytes += 2 * E * Tn * h;                            // norm input, projection input (attention)
+  bytes += (E + Lin) * Tn * h;                        // norm input, projection input (attention)
   bytes += E * T * (heads_t + 2 * kv_t) * d;          // q, k, v
   if (!without_attention_core) {
     if (fused_attention(p.attention)) {
@@ -60,11 +63,11 @@ double layer_activation_bytes(const ModelConfig& m, const PlanConfig& p, bool wi
       bytes += scores * (dropout ? 2 * E + 1 : E);    // softmax output (+ dropout mask and output)
     }
   }
-  bytes += E * T * heads_t * d;                       // context (output projection input)
+  bytes += Lin * T * heads_t * d;                     // context (output projection input)
   if (dropout) bytes += Tn * h;                       // dropout mask
-  bytes += 2 * E * Tn * h;                            // norm input, MLP input
+  bytes += (E + Lin) * Tn * h;                        // norm input, MLP input
   bytes += E * T * f_t * (m.mlp == Mlp::swiglu ? 2 : 1);  // activation input
-  bytes += E * T * f_t;                               // down-projection input
+  bytes += Lin * T * f_t;                             // down-projection input
   if (dropout) bytes += Tn * h;                       // dropout mask
   return bytes;
 }
