@@ -50,12 +50,16 @@ bool non_negative_key(std::string_view k) {
 
 // Keys an answer leaves null on purpose: a plan's figures when it was not simulated, its cost when
 // the cluster has no price, its energy when the profile has no board power, a plan or an index of
-// none, a scheduled job's times that never came, a comparison without a baseline.
+// none, a scheduled job's times that never came, a comparison without a baseline, expected days
+// that are not finite.
 bool nullable_key(std::string_view k) {
   for (std::string_view n : {"iteration_time_s", "training_days", "gpu_hours", "cost_usd", "energy_MWh", "mfu",
                              "deadline_days", "best", "best_time", "best_cost", "baseline", "budget_usd",
                              "price_per_gpu_hour_usd", "usd", "achievable", "plan", "plans", "comparison",
-                             "deadlines_met_x", "admitted_x", "start_s", "finish_s", "jct_s"})
+                             "deadlines_met_x", "admitted_x", "start_s", "finish_s", "jct_s",
+                             // expected days with failures: none for a plan not simulated, or when
+                             // failures come faster than the run progresses (goodput.finite false)
+                             "expected_days", "checkpoint_days", "lost_work_days", "restart_days", "failures"})
     if (k == n) return true;
   return false;
 }
