@@ -1234,6 +1234,8 @@ export interface Profile {
     peak_fp16_tflops: number;
     /** (TFLOP/s) */
     peak_fp32_tflops: number;
+    /** Dense FP8 peak; absent or 0 on a GPU without FP8 (TFLOP/s). */
+    peak_fp8_tflops?: number;
     /** (GiB) */
     hbm_GiB: number;
     /** (GB/s) */
@@ -1252,6 +1254,8 @@ export interface Profile {
   compute: {
     /** (fraction) */
     gemm_max_efficiency: number;
+    /** FP8 GEMMs' fraction of the FP8 peak; absent: the 16-bit one's (fraction). */
+    fp8_gemm_efficiency?: number;
     gemm_tiles: { m: number; n: number; efficiency: number }[];
     /** (elements) */
     gemm_k_half: number;
