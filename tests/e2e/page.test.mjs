@@ -145,6 +145,8 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     assert.ok(times.charts.ms <= sanity('charts_on_preset_ms'), `${times.charts.example}'s charts came ${times.charts.ms.toFixed(0)} ms after its numbers`);
     // The timeline of the largest pipeline draws and can be zoomed.
     await changed(page, 'body', 'data-timeline', '[data-example="mt-nlg-530b"]');
+    // The pointer acts only inside the viewport: bring the chart into it first.
+    await page.locator('#chart-timeline').scrollIntoViewIfNeeded();
     const box = await page.locator('#chart-timeline .nsewdrag').boundingBox();
     await page.mouse.move(box.x + box.width * 0.3, box.y + 40);
     await page.mouse.down();
