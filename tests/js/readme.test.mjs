@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { createRequire } from 'node:module';
+const require = createRequire(import.meta.url);
 import { commandOutput, docFiles, exampleBlocks, needsAbsentShared, runVtrain, shellCommands } from '../../scripts/readme-examples.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -121,4 +123,17 @@ test('every relative link of README.md and docs/*.md leads to a file, and to a h
     }
   }
   assert.ok(links >= 20, `${links} links`);
+});
+
+test('no tracked text file holds a merge-conflict marker', () => {
+  const { execFileSync } = require('node:child_process');
+  // git grep exits 1 when nothing matches; the pattern is built so that this file does not match it.
+  const marker = ['<'.repeat(7), '='.repeat(7), '>'.repeat(7)].join('|');
+  let out = '';
+  try {
+    out = execFileSync('git', ['grep', '-n', '-E', `^(${marker})( |$)`, '--', '.', ':!node_modules'], { cwd: root, encoding: 'utf8' });
+  } catch (e) {
+    if (e.status !== 1) throw e;
+  }
+  assert.equal(out, '', `conflict markers:\n${out}`);
 });
