@@ -223,7 +223,8 @@ std::string check_trace(std::string_view text, bool& answered) {
   answered = true;
   // Written as the CLI writes it (`schedule --map-trace`): a cell that is not UTF-8 gets U+FFFD.
   try {
-    (void)json::parse(dump_json(to_json(workload.value())));
+    const json written = json::parse(dump_json(to_json(workload.value())));
+    (void)written;
   } catch (const json::exception& e) {
     return std::string("the mapped workload cannot be written as JSON: ") + e.what();
   }

@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 
+#include "fit/simplex.hpp"
 #include "iteration/communication.hpp"
 #include "iteration/kernels.hpp"
 #include "vtrain/calibration.hpp"
@@ -103,59 +104,9 @@ using Vec = std::vector<double>;
 
 // Nelder-Mead from x0 with initial step `step`, at most `max_evals` evaluations.
 Vec simplex_minimize(const std::function<double(const Vec&)>& f, Vec x0, double step, int max_evals) {
-  const size_t n = x0.size();
-  std::vector<Vec> s(n + 1, x0);
-  for (size_t i = 0; i < n; ++i) s[i + 1][i] += step;
-  Vec fv(n + 1);
-  for (size_t i = 0; i <= n; ++i) fv[i] = f(s[i]);
-  int evals = static_cast<int>(n + 1);
-  std::vector<size_t> order(n + 1);
-  while (evals < max_evals) {
-    for (size_t i = 0; i <= n; ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return fv[a] < fv[b]; });
-    std::vector<Vec> s2;
-    Vec f2;
-    for (size_t i : order) s2.push_back(s[i]), f2.push_back(fv[i]);
-    s.swap(s2), fv.swap(f2);
-    if (std::abs(fv[n] - fv[0]) <= 1e-12 + 1e-9 * std::abs(fv[0])) break;
-    Vec c(n, 0.0);
-    for (size_t i = 0; i < n; ++i)
-      for (size_t j = 0; j < n; ++j) c[j] += s[i][j] / n;
-    const auto along = [&](double t) {
-      Vec r(n);
-      for (size_t j = 0; j < n; ++j) r[j] = c[j] + t * (s[n][j] - c[j]);
-      return r;
-    };
-    const Vec xr = along(-1.0);
-    const double fr = f(xr);
-    ++evals;
-    if (fr < fv[0]) {
-      const Vec xe = along(-2.0);
-      const double fe = f(xe);
-      ++evals;
-      if (fe < fr) s[n] = xe, fv[n] = fe;
-      else s[n] = xr, fv[n] = fr;
-    } else if (fr < fv[n - 1]) {
-      s[n] = xr, fv[n] = fr;
-    } else {
-      const Vec xc = along(fr < fv[n] ? -0.5 : 0.5);
-      const double fc = f(xc);
-      ++evals;
-      if (fc < std::min(fr, fv[n])) {
-        s[n] = xc, fv[n] = fc;
-      } else {
-        for (size_t i = 1; i <= n; ++i) {
-          for (size_t j = 0; j < n; ++j) s[i][j] = s[0][j] + 0.5 * (s[i][j] - s[0][j]);
-          fv[i] = f(s[i]);
-          ++evals;
-        }
-      }
-    }
-  }
-  size_t best = 0;
-  for (size_t i = 1; i <= n; ++i)
-    if (fv[i] < fv[best]) best = i;
-  return s[best];
+  int evals = 0;
+  double best = 0;
+  return fit::nelder_mead(f, std::move(x0), step, max_evals, evals, best, {1e-12, 1e-9});
 }
 
 double logistic(double z) { return 1.0 / (1.0 + std::exp(-z)); }
