@@ -36,21 +36,23 @@ const RULES =
   'latencies, pipeline-send efficiency and latency, optimizer bytes per parameter and the ' +
   'runtime reserve carried unchanged';
 
+const H100_HARDWARE = {
+  board_power_W: 700,
+  gpus_per_node: 8,
+  hbm_GBps: 3350,
+  hbm_GiB: 80,
+  inter_node_Gbps: 3200,
+  intra_node_GBps: 450,
+  peak_fp16_tflops: 989.4,
+  peak_fp32_tflops: 66.9,
+  peak_fp8_tflops: 1978.9,
+  sm_count: 132,
+};
+
 export const GPUS = {
   'h100-sxm5-80gb': {
     display_name: 'NVIDIA H100 SXM5 80GB',
-    hardware: {
-      board_power_W: 700,
-      gpus_per_node: 8,
-      hbm_GBps: 3350,
-      hbm_GiB: 80,
-      inter_node_Gbps: 3200,
-      intra_node_GBps: 450,
-      peak_fp16_tflops: 989.4,
-      peak_fp32_tflops: 66.9,
-      peak_fp8_tflops: 1978.9,
-      sm_count: 132,
-    },
+    hardware: H100_HARDWARE,
     source:
       'NVIDIA H100 Tensor Core GPU datasheet (SXM5): 989 TFLOP/s dense BF16/FP16 (1979 with sparsity), ' +
       '1979 TFLOP/s dense FP8 (3958 with sparsity), 67 TFLOP/s FP32, 80 GB HBM3 at 3.35 TB/s, NVLink ' +
@@ -59,18 +61,8 @@ export const GPUS = {
   },
   'h200-sxm-141gb': {
     display_name: 'NVIDIA H200 SXM 141GB',
-    hardware: {
-      board_power_W: 700,
-      gpus_per_node: 8,
-      hbm_GBps: 4800,
-      hbm_GiB: 139,
-      inter_node_Gbps: 3200,
-      intra_node_GBps: 450,
-      peak_fp16_tflops: 989.4,
-      peak_fp32_tflops: 66.9,
-      peak_fp8_tflops: 1978.9,
-      sm_count: 132,
-    },
+    // The H100 SXM5's silicon, board and node with HBM3e: only the memory differs.
+    hardware: { ...H100_HARDWARE, hbm_GBps: 4800, hbm_GiB: 139 },
     source:
       'NVIDIA H200 Tensor Core GPU datasheet (SXM): the H100 SXM5\'s compute (989 TFLOP/s dense BF16, ' +
       '1979 dense FP8, 67 FP32; 132 SMs), 141 GB HBM3e at 4.8 TB/s (139 GiB as the CUDA device of an H200 reports it), NVLink 900 GB/s, up to ' +
