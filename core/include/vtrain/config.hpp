@@ -277,6 +277,9 @@ struct PlanConfig {
   // expert data-parallel degree).
   int ep = 1;                          // expert-parallel degree (GPUs): each holds experts / ep of every MoE layer
   int etp = 0;                         // expert tensor-parallel degree (GPUs); 0: the same as tp
+  bool grad_reduce_fp32 = true;        // bf16 and fp8: gradients accumulated and reduced in fp32 buffers;
+                                       // false: in bf16 (Megatron-Core's grad_reduce_in_fp32 off, as NeMo's
+                                       // performance recipes run)
   bool operator==(const PlanConfig&) const = default;
 };
 
@@ -344,7 +347,9 @@ nlohmann::json to_json(const PlanConfig& p);
 int micro_batches_per_iteration(const PlanConfig& p);  // global_batch / (dp * micro_batch)
 
 // Bytes per element of the gradient buffers: 2 with fp16 (16-bit gradients), 4 with bf16 and fp8
-// (Megatron's fp32 main gradients).
-inline double gradient_bytes(const PlanConfig& p) { return p.precision == Precision::fp16 ? 2.0 : 4.0; }
+// (Megatron's fp32 main gradients), 2 where those are kept and reduced in bf16 (grad_reduce_fp32 false).
+inline double gradient_bytes(const PlanConfig& p) {
+  return p.precision == Precision::fp16 || !p.grad_reduce_fp32 ? 2.0 : 4.0;
+}
 
 }  // namespace vtrain

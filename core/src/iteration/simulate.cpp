@@ -188,16 +188,21 @@ OperatorKind operator_kind(KernelKind k) {
 }
 
 // The kernels of one micro-batch summed per (block, operator), in the order operators first run.
-std::vector<OperatorTime> operator_times(const LayerKernels& lk) {
+// A mixture of experts' MoE layers are the block "moe layer"; its dense layers, if any, "layer".
+std::vector<OperatorTime> operator_times(const LayerKernels& lk, bool dense_layers = true) {
   std::vector<OperatorTime> out;
   enum Phase { fwd, rec, bwd };
+  const std::vector<Kernel> none;
+  const auto dense = [&](const std::vector<Kernel>& v) { return dense_layers ? &v : &none; };
   const struct {
     const char* block;
     const std::vector<Kernel>* kernels;
     Phase phase;
-  } lists[] = {{"embedding", &lk.embed_fwd, fwd}, {"layer", &lk.layer_fwd, fwd},
+  } lists[] = {{"embedding", &lk.embed_fwd, fwd}, {"layer", dense(lk.layer_fwd), fwd},
+               {"moe layer", &lk.moe_fwd, fwd},
                {"head", &lk.head_fwd, fwd},       {"head", &lk.head_bwd, bwd},
-               {"layer", &lk.layer_recompute, rec}, {"layer", &lk.layer_bwd, bwd},
+               {"layer", dense(lk.layer_recompute), rec}, {"layer", dense(lk.layer_bwd), bwd},
+               {"moe layer", &lk.moe_recompute, rec}, {"moe layer", &lk.moe_bwd, bwd},
                {"embedding", &lk.embed_bwd, bwd}};
   for (const auto& list : lists) {
     for (const Kernel& k : *list.kernels) {
@@ -222,7 +227,9 @@ std::vector<OperatorTime> operator_times(const LayerKernels& lk) {
     }
   }
   // In model order: the embedding's operators, a layer's, then the head's.
-  const auto rank = [](const OperatorTime& o) { return o.block == "embedding" ? 0 : o.block == "layer" ? 1 : 2; };
+  const auto rank = [](const OperatorTime& o) {
+    return o.block == "embedding" ? 0 : o.block == "layer" ? 1 : o.block == "moe layer" ? 2 : 3;
+  };
   std::stable_sort(out.begin(), out.end(), [&](const OperatorTime& a, const OperatorTime& b) { return rank(a) < rank(b); });
   return out;
 }
@@ -795,7 +802,8 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
     r.details.edp = expert_dp(config.model, p);
   }
   note_settings(x.m, p, r);
-  if (config.output.operators) r.operators = operator_times(lk);
+  if (config.output.operators)
+    r.operators = operator_times(lk, moe_layers_in(config.model, 0, config.model.layers) < config.model.layers);
   if (x.groups.tp.nodes > 1)
     r.warnings.push_back({WarningCode::tp_across_nodes, "/plan/tp",
                           "a tensor-parallel group spans " + std::to_string(x.groups.tp.nodes) +

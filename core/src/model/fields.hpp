@@ -109,6 +109,7 @@ void plan_fields(V& v, P& p) {
   v.field("shard_flat_ring", p.shard_flat_ring);
   v.field("ep", p.ep, IntBounds{1, limits::experts});
   v.field("etp", p.etp, IntBounds{0, limits::tp});
+  v.field("grad_reduce_fp32", p.grad_reduce_fp32);
 }
 
 template <class V, class T>
