@@ -51,6 +51,8 @@ std::string plan_label(const PlanConfig& p, const Varies& v) {
   if (v.recompute) s += std::string(" ") + to_string(p.recompute);
   if (p.sequence_parallel && p.tp > 1) s += " sp";
   if (p.zero_stage > 0 && p.dp > 1) s += " zero-1";
+  if (p.ep > 1) s += " ep " + std::to_string(p.ep);
+  if (p.etp > 0) s += " etp " + std::to_string(p.etp);
   return s;
 }
 

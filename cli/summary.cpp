@@ -64,6 +64,15 @@ std::string summary(const SimResult& r) {
       p.tp, p.pp, p.dp, p.micro_batch, p.global_batch, r.micro_batches, r.micro_batches == 1 ? "" : "es", to_string(p.recompute),
       p.virtual_stages > 1 ? (", " + std::to_string(p.virtual_stages) + " virtual stages").c_str() : "",
       p.sequence_parallel ? ", sequence parallel" : "");
+  if (r.details.moe) {
+    const auto& e = c.model.moe;
+    add("experts: %d a MoE layer (%d of %d layers), top-%d, %s active parameters; ep %d over %d node%s, etp %d, "
+        "expert data parallel %d\n",
+        e.experts, r.parameters.moe_layers, c.model.layers, e.experts_per_token, format_number(r.parameters.active).c_str(),
+        p.ep, r.details.ep_nodes, r.details.ep_nodes == 1 ? "" : "s", expert_tp(p), r.details.edp);
+    add("  a MoE layer: all-to-alls %s (forward and backward), busiest rank %.2f x the mean load\n",
+        format_duration(r.details.moe_all_to_all_s).c_str(), r.details.moe_load_imbalance);
+  }
   out += "\n";
   add("  iteration time   %s", format_duration(r.iteration_time_s).c_str());
   if (r.accuracy.runs > 0) {

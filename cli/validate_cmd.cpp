@@ -249,6 +249,10 @@ int run_validate(const Args& args) {
         if (m.launch_blocking) j["launch_blocking"] = true;
         if (m.has_position) j["position"] = to_string(m.position);
         if (m.shard_group > 0) j["shard_group"] = m.shard_group;
+        if (m.ep > 1) j["ep"] = m.ep;
+        if (m.etp > 0) j["etp"] = m.etp;
+        if (m.capacity_factor >= 0) j["capacity_factor"] = m.capacity_factor;
+        if (!m.grad_reduce_fp32) j["grad_reduce_fp32"] = false;
         if (!m.reshard_after_forward) j["reshard_after_forward"] = false;
         if (m.recompute_gather) j["recompute_gather"] = true;
         if (m.shard_flat_ring) j["shard_flat_ring"] = true;
@@ -326,6 +330,13 @@ int run_validate(const Args& args) {
         if (m.launch_blocking) s += " blocking";
         if (m.has_position && m.position != PositionEmbedding::learned) s += std::string(" ") + to_string(m.position);
         if (m.shard_group > 0) s += " shard" + std::to_string(m.shard_group);
+        if (m.ep > 1) s += " ep" + std::to_string(m.ep);
+        if (m.capacity_factor > 0) {
+          char cf[32];
+          std::snprintf(cf, sizeof cf, " capacity %g", m.capacity_factor);
+          s += cf;
+        }
+        if (!m.grad_reduce_fp32) s += " bf16-grads";
         if (!m.reshard_after_forward) s += " grad-op";
         if (m.recompute_gather) s += " recompute-gather";
         if (m.shard_flat_ring) s += " flat-ring";

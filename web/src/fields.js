@@ -69,6 +69,9 @@ export const FIELDS = [
   { section: 'plan', key: 'p2p_overlap', label: 'Overlap pipeline sends', kind: 'bool', advanced: true },
   { section: 'plan', key: 'tp_async_backward', label: 'Async TP backward', kind: 'bool', advanced: true, help: 'input-gradient collective beside the weight-gradient GEMM' },
   { section: 'plan', key: 'grad_accumulation_fusion', label: 'Fused grad accumulation', kind: 'bool', advanced: true, help: 'no: a separate pass adds each micro-batch\'s gradients (Megatron-LM 2021, DeepSpeed)' },
+  { section: 'plan', key: 'ep', term: 'ep', label: 'Expert parallel (ep)', kind: 'int', advanced: true, help: 'a mixture of experts: experts split over ep GPUs (docs/moe.md)' },
+  { section: 'plan', key: 'etp', label: 'Expert tensor parallel', kind: 'int', advanced: true, help: '0: the same as tp' },
+  { section: 'plan', key: 'grad_reduce_fp32', label: 'Gradients in fp32', kind: 'bool', advanced: true, help: 'no: accumulated and reduced in bf16' },
   { section: 'plan', key: 'launch_blocking', label: 'Launch blocking', kind: 'bool', advanced: true, help: 'CUDA_LAUNCH_BLOCKING=1: the host waits for every kernel, nothing overlaps (BLOOM\'s run)' },
 
   { section: 'training', key: 'tokens', wide: true, label: 'Training tokens', kind: 'number', unit: 'tokens', help: 'e.g. 300e9' },

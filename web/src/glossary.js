@@ -34,6 +34,10 @@ export const TERMS = [
     text: 'dp replicas of the (tp × pp) model each take a share of the global batch; their gradients are averaged (all-reduced) once per iteration. GPUs = tp × pp × dp.',
   },
   {
+    id: 'ep', term: 'Expert parallelism (ep)',
+    text: 'In a mixture of experts, each MoE layer’s experts are split over ep GPUs, carved out of the tp × dp GPUs of a pipeline stage; every token is sent to the GPUs of the experts its router picks and back (two all-to-alls per layer in each pass). The experts’ gradients are averaged over the tp × dp ÷ (etp × ep) GPUs that hold the same experts. A dense model has ep 1.',
+  },
+  {
     id: 'micro_batch', term: 'Micro-batch',
     text: 'The sequences one GPU runs through a forward and a backward pass at a time. Each replica runs global batch ÷ (dp × micro-batch) micro-batches per iteration.',
   },

@@ -70,6 +70,8 @@ export function configOf(values, preset) {
     else out[f.key] = v;
   }
   config.model.name = preset || 'custom';
+  // A preset's fields beyond the form (a mixture of experts' /model/moe) come with its name.
+  if (preset) config.model.preset = preset;
   return { config, errors };
 }
 

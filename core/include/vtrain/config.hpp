@@ -23,6 +23,8 @@ enum class Attention { flash, unfused, triton };
 inline bool fused_attention(Attention a) { return a != Attention::unfused; }
 enum class Precision { fp16, bf16, fp8 };
 enum class Placement { tp_dp_pp, tp_pp_dp };
+// How a mixture-of-experts layer scores its experts (docs/moe.md).
+enum class Router { softmax, sigmoid };
 
 template <>
 struct EnumNames<Mlp> {
@@ -74,6 +76,14 @@ struct EnumNames<Placement> {
                                                   {Placement::tp_pp_dp, "tp-pp-dp", "tp, pp, dp"}};
 };
 
+template <>
+struct EnumNames<Router> {
+  static constexpr const char* key = "router";
+  static constexpr EnumName<Router> table[] = {
+      {Router::softmax, "softmax", "softmax over the experts' scores (Mixtral, Qwen)"},
+      {Router::sigmoid, "sigmoid", "sigmoid scores with a balancing bias (DeepSeek-V3, aux-loss-free)"}};
+};
+
 // How the nodes' network is built (/cluster/network/topology): one non-blocking switch between
 // all nodes, a rail-optimized two-tier leaf-spine fabric (GPU i of each node on the leaf of rail i,
 // nodes_per_leaf nodes a leaf), or a three-tier Clos (leaf, spine, core; nodes_per_pod nodes under
@@ -118,6 +128,8 @@ inline constexpr int dp = 100000000;
 inline constexpr int micro_batch = 100000000;
 inline constexpr int global_batch = 1000000000;
 inline constexpr int virtual_stages = 100000;
+inline constexpr int experts = 100000;            // routed experts of a MoE layer
+inline constexpr double capacity_factor = 1000;   // a MoE layer's expert capacity over the mean load
 inline constexpr int vocab_pad_multiple = 1000000;
 inline constexpr double intra_node_GBps = 1e6;
 inline constexpr double inter_node_Gbps = 1e8;
@@ -164,6 +176,21 @@ inline constexpr size_t optimal_candidates = 200;  // candidate sizes of one com
 inline constexpr size_t description_chars = 4096;
 }  // namespace limits
 
+// A mixture-of-experts model's expert layers (/model/moe, docs/moe.md). experts 0: a dense model
+// (the config has no /model/moe, or null).
+struct MoeConfig {
+  int experts = 0;                   // routed experts per MoE layer (count)
+  int experts_per_token = 0;         // routed experts each token passes through, top-k (count)
+  int expert_ffn_hidden = 0;         // one routed expert's MLP inner width (elements); its kind is /model/mlp
+  int shared_experts = 0;            // experts every token passes through (count)
+  int shared_expert_ffn_hidden = 0;  // one shared expert's MLP inner width (elements); 0: expert_ffn_hidden
+  int first_dense_layers = 0;        // leading layers that are dense, with /model/ffn_hidden (count)
+  int layer_frequency = 1;           // every Nth layer after first_dense_layers is a MoE layer (count)
+  Router router = Router::softmax;   // how the router scores the experts
+  double capacity_factor = 0;        // each expert's capacity over its mean load (ratio); 0: dropless
+  bool operator==(const MoeConfig&) const = default;
+};
+
 struct ModelConfig {
   std::string name = "custom";      // preset name, or "custom"
   int layers = 96;                  // transformer layers (count)
@@ -180,6 +207,7 @@ struct ModelConfig {
                                                             // without parameters)
   bool bias = true;                 // linear layers and norms carry biases
   int vocab_pad_multiple = 128;     // vocabulary padded to a multiple of this times tp (entries)
+  MoeConfig moe;                    // expert layers; experts 0: dense
   bool operator==(const ModelConfig&) const = default;
 };
 
@@ -244,6 +272,14 @@ struct PlanConfig {
   bool shard_flat_ring = false;        // the gathers and reduce-scatters run as one flat ring over the shard
                                        // group, each GPU's network share carrying the whole buffer, rather
                                        // than node-aware (hierarchical) collectives
+  // Mixture of experts (docs/moe.md): the expert layers' GPUs of a stage, tp x dp, regrouped as
+  // etp x ep x edp (Megatron-Core's expert_tensor_parallel_size x expert_model_parallel_size x the
+  // expert data-parallel degree).
+  int ep = 1;                          // expert-parallel degree (GPUs): each holds experts / ep of every MoE layer
+  int etp = 0;                         // expert tensor-parallel degree (GPUs); 0: the same as tp
+  bool grad_reduce_fp32 = true;        // bf16 and fp8: gradients accumulated and reduced in fp32 buffers;
+                                       // false: in bf16 (Megatron-Core's grad_reduce_in_fp32 off, as NeMo's
+                                       // performance recipes run)
   bool operator==(const PlanConfig&) const = default;
 };
 
@@ -272,6 +308,7 @@ struct ModelPreset {
   std::string description;  // one line: what the model is
   std::string source;       // citation of the published shape
   double published_params;  // parameter count the authors state (count)
+  double published_active_params = 0;  // a mixture of experts: parameters a token passes through (count); 0: dense
 };
 
 inline const std::string& registry_name(const ModelPreset& p) { return p.model.name; }
@@ -297,6 +334,10 @@ Diagnostics check_sim_config(const SimConfig& c);
 // product past what a long long holds is returned as its largest value).
 long long plan_gpus(const PlanConfig& p);
 
+// Whether the model has expert layers, and the plan's expert tensor-parallel degree (etp, or tp).
+inline bool is_moe(const ModelConfig& m) { return m.moe.experts > 0; }
+inline int expert_tp(const PlanConfig& p) { return p.etp > 0 ? p.etp : p.tp; }
+
 // Serializes a config with every field explicit (the form a saved link reproduces).
 nlohmann::json to_json(const SimConfig& c);
 nlohmann::json to_json(const ModelConfig& m);
@@ -306,7 +347,9 @@ nlohmann::json to_json(const PlanConfig& p);
 int micro_batches_per_iteration(const PlanConfig& p);  // global_batch / (dp * micro_batch)
 
 // Bytes per element of the gradient buffers: 2 with fp16 (16-bit gradients), 4 with bf16 and fp8
-// (Megatron's fp32 main gradients).
-inline double gradient_bytes(const PlanConfig& p) { return p.precision == Precision::fp16 ? 2.0 : 4.0; }
+// (Megatron's fp32 main gradients), 2 where those are kept and reduced in bf16 (grad_reduce_fp32 false).
+inline double gradient_bytes(const PlanConfig& p) {
+  return p.precision == Precision::fp16 || !p.grad_reduce_fp32 ? 2.0 : 4.0;
+}
 
 }  // namespace vtrain

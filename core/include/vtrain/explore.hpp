@@ -51,6 +51,10 @@ struct ExploreOptions {
   std::vector<int> zero_stage;          // default: 0 and 1 (only 0 when dp = 1); 2 and 3 when listed
   std::vector<int> shard_group;         // ZeRO-3's shard groups (GPUs; 0: all of dp); default: 0. Values
                                         // not dividing a plan's dp are left out for it
+  std::vector<int> ep;                  // a mixture of experts' expert-parallel degrees; default: the divisors of
+                                        // /model/moe/experts (1 for a dense model); those etp x ep does not divide
+                                        // tp x dp for are left out for a plan
+  std::vector<int> etp;                 // expert tensor-parallel degrees (0: tp); default: 0
   Objective objective = Objective::cost;  // what `best` minimizes
   double deadline_days = 0;             // objective deadline: the most training days allowed (days)
   bool simulate_unfit = false;          // also time plans that do not fit in memory (else left unsimulated)

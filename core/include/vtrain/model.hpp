@@ -34,7 +34,22 @@ struct ParameterCounts {
   double final_norm = 0;       // norm before the output layer (count)
   double output = 0;           // untied output projection (count)
   double total = 0;            // whole model (count)
+  double active = 0;           // what one token passes through: total less the routed experts it skips (count)
+  // A mixture of experts (docs/moe.md); per_layer is then a dense layer's.
+  int moe_layers = 0;          // MoE layers (count)
+  double per_moe_layer = 0;    // one MoE layer, every expert (count)
+  double router = 0;           // one MoE layer's router (count)
+  double expert = 0;           // one routed expert (count)
+  double shared_expert = 0;    // one MoE layer's shared experts, together (count)
 };
+
+// Whether layer `layer` (0-based) is a MoE layer: at or after first_dense_layers, every
+// layer_frequency-th one.
+bool is_moe_layer(const ModelConfig& m, int layer);
+// MoE layers among layers [first, first + count).
+int moe_layers_in(const ModelConfig& m, int first, int count);
+// Inner width of a MoE layer's shared experts taken as one MLP (elements): shared_experts x width.
+double shared_expert_width(const ModelConfig& m);
 
 // Counts with the model's own vocabulary (no padding), as papers state them.
 ParameterCounts count_parameters(const ModelConfig& m);

@@ -109,6 +109,17 @@ struct SimDetails {
   int dp_nodes = 1;              // nodes one data-parallel group spans
   int layers_per_stage = 0;      // transformer layers on each pipeline stage (the most, where uneven)
   bool even_stages = true;       // every stage holds layers_per_stage layers (pp x virtual stages divides them)
+  // A mixture of experts (docs/moe.md), per MoE layer, one micro-batch, one GPU:
+  bool moe = false;                  // the model has expert layers (the fields below are set)
+  double moe_layer_forward_s = 0;    // a MoE layer's forward
+  double moe_layer_backward_s = 0;   // its backward
+  double moe_dispatch_bytes = 0;     // what one GPU sends and receives in one all-to-all (B), padded by the load
+  double moe_all_to_all_s = 0;       // the four all-to-alls (dispatch, combine; forward and backward) of a layer
+  double moe_expert_tokens = 0;      // tokens of the busiest expert (count), the grouped GEMMs' rows
+  double moe_load_imbalance = 1;     // the busiest EP rank's tokens over the mean (ratio)
+  int ep_nodes = 1;                  // nodes one expert-parallel group spans
+  int edp = 1;                       // expert data-parallel degree: tp x dp / (etp x ep) (GPUs)
+  double expert_reduce_s = 0;        // the expert gradients' reduction over the expert data-parallel group
 };
 
 // What an operator's kernels are bound by.

@@ -42,6 +42,10 @@ struct MeasuredRun {
   int zero_stage = -1;          // "ZeRO stage": 0 to 3 (1: optimizer states split over dp; 2: gradients
                                 // too; 3: parameters too, as FSDP FULL_SHARD); -1 the setup's (0)
   int shard_group = 0;          // "shard group": ranks the states are sharded over (HSDP); 0: all of dp
+  int ep = 1;                   // "expert parallelism": a mixture of experts' expert-parallel degree
+  int etp = 0;                  // "expert tensor parallelism": its expert tensor-parallel degree; 0: tp
+  double capacity_factor = -1;  // "capacity factor": the MoE layers' (0: dropless); -1: the model preset's
+  bool grad_reduce_fp32 = true; // "gradient reduction in fp32": no where gradients are reduced in bf16
   bool recompute_gather = false;  // "recompute gather": yes where recomputation gathers the parameters again
   bool reshard_after_forward = true;  // "reshard after forward": no for FSDP SHARD_GRAD_OP
   bool shard_flat_ring = false; // "flat ring": yes where the sharded collectives are one flat ring

@@ -61,6 +61,7 @@ std::string presets() {
                       {"source", p.source},
                       {"published_params", p.published_params},
                       {"model", m}});
+    if (p.published_active_params > 0) models.back()["published_active_params"] = p.published_active_params;
   }
   json examples = json::array();
   for (const auto& e : example_configs()) {

@@ -35,6 +35,8 @@ json to_json(const PlanEstimate& e) {
          {"feasible", e.feasible()},
          {"pareto", e.pareto}};
   if (p.shard_group != 0) j["shard_group"] = p.shard_group;
+  if (p.ep != 1) j["ep"] = p.ep;
+  if (p.etp != 0) j["etp"] = p.etp;
   if (e.simulated) {
     j["iteration_time_s"] = e.iteration_time_s;
     j["training_days"] = e.training_days;

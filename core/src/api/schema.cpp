@@ -38,6 +38,7 @@ json all_enums() {
   add_enum<Attention>(e);
   add_enum<Precision>(e);
   add_enum<Placement>(e);
+  add_enum<Router>(e);
   add_enum<Topology>(e);
   add_enum<NetAlgorithm>(e);
   add_enum<Objective>(e);
@@ -135,6 +136,13 @@ json config_sections() {
   reliability["fields"]["node_mtbf_hours"]["note"] = "0: failures_per_gpu_hour gives the rate";
   json output = describe(OutputOptions{}, [](auto& w, const auto& o) { detail::output_fields(w, o); });
   model["preset"] = {{"registry", "model_presets"}};
+  // A mixture of experts' expert layers: an object of its own, absent (or null) for a dense model.
+  json moe = describe(MoeConfig{}, [](auto& w, const auto& e) { detail::moe_fields(w, e); });
+  for (const char* key : {"experts", "experts_per_token", "expert_ffn_hidden"})
+    default_rule(moe, key, "required for a mixture of experts");
+  default_rule(moe, "shared_expert_ffn_hidden", "0: expert_ffn_hidden");
+  moe["note"] = "absent or null: a dense model; docs/moe.md";
+  model["moe"] = moe;
   return {{"model", model},
           {"cluster", cluster},
           {"plan", plan},
@@ -214,6 +222,13 @@ json registries() {
                        {"published_params", p.published_params},
                        {"params", count_parameters(p.model).total},
                        {"model", to_json(p.model)}});
+  for (json& entry : presets) {
+    const ModelPreset* p = model_presets().find(entry["name"].get<std::string>());
+    if (p && p->published_active_params > 0) {
+      entry["published_active_params"] = p->published_active_params;
+      entry["active_params"] = count_parameters(p->model).active;
+    }
+  }
   json examples = json::array();
   for (const ExampleConfig& e : example_configs())
     examples.push_back({{"name", e.name}, {"description", e.description}});

@@ -89,6 +89,24 @@ json to_json(const SimResult& r, bool include_timeline) {
       {"config", to_json(r.config)},
       {"warnings", warnings_json(r.warnings)},
       {"profile_kind", r.profile_kind}};
+  if (r.details.moe) {
+    json& params = j["parameters"];
+    params["active"] = r.parameters.active;
+    params["moe_layers"] = r.parameters.moe_layers;
+    params["per_moe_layer"] = r.parameters.per_moe_layer;
+    params["expert"] = r.parameters.expert;
+    params["router"] = r.parameters.router;
+    params["shared_expert"] = r.parameters.shared_expert;
+    j["details"]["moe"] = {{"layer_forward_s", r.details.moe_layer_forward_s},
+                           {"layer_backward_s", r.details.moe_layer_backward_s},
+                           {"dispatch_bytes", r.details.moe_dispatch_bytes},
+                           {"all_to_all_s", r.details.moe_all_to_all_s},
+                           {"expert_tokens", r.details.moe_expert_tokens},
+                           {"load_imbalance", r.details.moe_load_imbalance},
+                           {"ep_nodes", r.details.ep_nodes},
+                           {"edp", r.details.edp},
+                           {"expert_reduce_s", r.details.expert_reduce_s}};
+  }
   if (r.accuracy.runs > 0) {
     j["accuracy"] = accuracy_json(r.accuracy);
     if (!r.accuracy_also.empty()) {

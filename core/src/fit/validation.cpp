@@ -165,6 +165,18 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
       choose(r.shard_flat_ring, {{"yes", true}, {"no", false}});
     } else if (name == "reshard after forward") {
       choose(r.reshard_after_forward, {{"yes", true}, {"no", false}});
+    } else if (name == "gradient reduction in fp32") {
+      choose(r.grad_reduce_fp32, {{"yes", true}, {"no", false}});
+    } else if (name == "capacity factor") {
+      char* stop = nullptr;
+      const double v = std::strtod(s.c_str(), &stop);
+      if (s.empty() || stop != s.c_str() + s.size() || !std::isfinite(v) || v < 0 || v > limits::capacity_factor) {
+        errors.push_back(make_diagnostic("value", pointer, "must be 0 (dropless) or a capacity factor up to " +
+                                                               std::to_string(static_cast<int>(limits::capacity_factor)) + ", got \"" + s + "\""));
+        ok = false;
+      } else {
+        r.capacity_factor = v;
+      }
     } else if (name == "inter-node bandwidth (Gbit/s)") {
       char* stop = nullptr;
       const double v = std::strtod(s.c_str(), &stop);
@@ -177,7 +189,11 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
     } else {
       char* stop = nullptr;
       const long long v = std::strtoll(s.c_str(), &stop, 10);
-      const int most = name == "vocabulary" ? limits::vocab : name == "shard group" ? limits::dp : limits::virtual_stages;
+      const int most = name == "vocabulary"                  ? limits::vocab
+                       : name == "shard group"               ? limits::dp
+                       : name == "expert parallelism"        ? limits::experts
+                       : name == "expert tensor parallelism" ? limits::tp
+                                                             : limits::virtual_stages;
       if (s.empty() || stop != s.c_str() + s.size() || v < 1 || v > most) {
         errors.push_back(make_diagnostic("value", pointer,
                                          "must be a whole number from 1 to " + std::to_string(most) + ", got \"" + s + "\""));
@@ -186,6 +202,10 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
         r.vocab = static_cast<int>(v);
       } else if (name == "shard group") {
         r.shard_group = static_cast<int>(v);
+      } else if (name == "expert parallelism") {
+        r.ep = static_cast<int>(v);
+      } else if (name == "expert tensor parallelism") {
+        r.etp = static_cast<int>(v);
       } else {
         r.virtual_stages = static_cast<int>(v);
       }
@@ -203,7 +223,9 @@ const std::vector<std::string>& measurement_setting_columns() {
                                                  "data-parallel overlap", "gradient accumulation fusion",
                                                  "ZeRO stage", "ZeRO gradient all-reduce", "launch blocking",
                                                  "position embedding", "shard group", "reshard after forward",
-                                                 "recompute gather", "attention", "flat ring", "GPU", "model"};
+                                                 "recompute gather", "attention", "flat ring", "GPU", "model",
+                                                 "expert parallelism", "expert tensor parallelism",
+                                                 "capacity factor", "gradient reduction in fp32"};
   return names;
 }
 
@@ -417,6 +439,10 @@ SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
   p.launch_blocking = run.launch_blocking;
   p.zero_all_reduce = run.zero_all_reduce;
   p.shard_group = run.shard_group;
+  p.ep = run.ep;
+  p.etp = run.etp;
+  p.grad_reduce_fp32 = run.grad_reduce_fp32;
+  if (run.capacity_factor >= 0 && is_moe(c.model)) c.model.moe.capacity_factor = run.capacity_factor;
   p.reshard_after_forward = run.reshard_after_forward;
   p.recompute_gather = run.recompute_gather;
   p.shard_flat_ring = run.shard_flat_ring;

@@ -79,9 +79,27 @@ double intra_s(const Profile& p, const Fabric& f, int n, CollectiveKind kind, do
 
 }  // namespace
 
+namespace {
+
+// Each member sends bytes / size to every member. Within a node the traffic is that of an
+// all-gather of the node's members' share (each sends (q - 1) of q parts); across nodes each GPU's
+// NIC share carries the parts for the other nodes' members, one node's worth after another.
+double all_to_all_s(const Profile& p, const Fabric& f, const GroupShape& g, double bytes) {
+  if (g.nodes <= 1) return intra_s(p, f, g.size, CollectiveKind::all_gather, bytes);
+  const int q = g.per_node;
+  const double intra = intra_s(p, f, q, CollectiveKind::all_gather, bytes * q / g.size);
+  const NetPath path = net_path(f, g.span_nodes > 0 ? g.span_nodes : g.nodes, 1);
+  const double inter = (p.inter_node_base_latency_us + p.inter_node_latency_us * (g.nodes - 1) + path.extra_latency_us) * 1e-6 +
+                       bytes * (g.size - q) / g.size / (f.nic_Bps_per_gpu * p.inter_node_efficiency * path.bw_share);
+  return std::max(intra, inter);
+}
+
+}  // namespace
+
 double collective_s(const Profile& p, const Fabric& f, const GroupShape& g, CollectiveKind kind,
                     double bytes) {
   if (g.size <= 1 || bytes <= 0) return 0;
+  if (kind == CollectiveKind::all_to_all) return all_to_all_s(p, f, g, bytes);
   if (g.nodes <= 1) return intra_s(p, f, g.size, kind, bytes);
   const int q = g.per_node;
   const double shard = bytes / q;  // each member's share across nodes
@@ -93,6 +111,7 @@ double collective_s(const Profile& p, const Fabric& f, const GroupShape& g, Coll
       return inter_ring_s(p, f, g, shard, 1) + intra_s(p, f, q, CollectiveKind::all_gather, bytes);
     case CollectiveKind::reduce_scatter:
       return intra_s(p, f, q, CollectiveKind::reduce_scatter, bytes) + inter_ring_s(p, f, g, shard, 1);
+    case CollectiveKind::all_to_all: break;
   }
   return 0;
 }

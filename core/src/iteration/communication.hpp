@@ -31,9 +31,11 @@ Fabric make_fabric(const Profile& p, const ClusterConfig& c);
 // the one whose members lie on the most nodes.
 GroupShape group_shape(int size, long long stride, long long ranks, int gpus_per_node);
 
-enum class CollectiveKind { all_reduce, all_gather, reduce_scatter };
+enum class CollectiveKind { all_reduce, all_gather, reduce_scatter, all_to_all };
 
-// Time of one collective over `bytes` (the full, unsharded buffer), seconds.
+// Time of one collective over `bytes` (the full, unsharded buffer), seconds. An all-to-all's
+// `bytes` is what each member sends in all (to itself too): the share for members on its own node
+// crosses NVLink, the rest its NIC share, both at once (NCCL's point-to-point sends).
 double collective_s(const Profile& p, const Fabric& f, const GroupShape& g, CollectiveKind kind,
                     double bytes);
 

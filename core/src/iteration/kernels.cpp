@@ -29,6 +29,17 @@ struct Shape {
   bool async_backward;      // input-gradient collective beside the weight-gradient GEMM
   bool fused_softmax;  // Megatron's fused causal softmax kernel applies to this shape
   bool fp8;            // Transformer Engine FP8: the layer's four linear layers run their GEMMs in FP8
+  // A mixture of experts' MoE layer (docs/moe.md), on one rank:
+  double Tm = 0;             // tokens that enter its router (T / tp: the sequence-parallel split)
+  double experts = 0, topk = 0;
+  double ep = 1, etp = 1;    // expert-parallel and expert tensor-parallel degrees
+  double local_experts = 0;  // experts this rank holds (experts / ep)
+  double rows = 0;           // tokens of each local expert's GEMMs on the busiest rank (imbalance or capacity)
+  double mean_rows = 0;      // the same at the mean load (what the model FLOPs count)
+  double fe_t = 0;           // a routed expert's width per expert tensor-parallel rank
+  double shared_f_t = 0;     // the shared experts' width per tensor-parallel rank (0: none)
+  double a2a_bytes = 0;      // what one rank sends in a dispatch (or combine) all-to-all (B)
+  bool sigmoid = false;      // sigmoid scores (DeepSeek-V3) rather than softmax
 };
 
 Kernel gemm(Part part, const char* op, double m, double n, double k, double batch = 1) {
@@ -59,6 +70,13 @@ Kernel coll(CollectiveKind kind, double bytes) {
                                                   : "tensor-parallel reduce-scatter";
   g.collective = kind;
   g.comm_bytes = bytes;
+  return g;
+}
+
+Kernel coll_on(CommGroup group, CollectiveKind kind, double bytes, const char* op) {
+  Kernel g = coll(kind, bytes);
+  g.group = group;
+  g.op = op;
   return g;
 }
 
@@ -184,7 +202,50 @@ const char* residual_op(const Shape& x) { return x.bias ? "bias, dropout and res
 const char* mlp_up_op(const Shape& x) { return x.swiglu ? "MLP gate and up projections" : "MLP up projection"; }
 const char* activation_op(const Shape& x) { return x.swiglu ? "SwiGLU" : x.bias ? "bias and GeLU" : "GeLU"; }
 
-void layer_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
+// A grouped GEMM of the local experts: `batch` GEMMs of `rows` tokens each (the busiest rank's),
+// its model FLOPs those of the mean load.
+Kernel expert_gemm(const Shape& x, Part part, const char* op, double rows, double n, double k) {
+  Kernel g = gemm(part, op, rows, n, k, x.local_experts);
+  g.model_flops = 2.0 * x.mean_rows * n * k * x.local_experts;
+  g.fp8 = x.fp8;
+  return g;
+}
+
+// A MoE layer's MLP part, forward (Megatron-Core's all-to-all token dispatcher): the router's
+// scores and top-k, the tokens permuted into expert order, sent to the experts' ranks (all-to-all
+// over the expert-parallel group) and gathered over the expert tensor-parallel group, the grouped
+// expert GEMMs, and the way back; the shared experts run as an ordinary tensor-parallel MLP.
+void moe_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
+  const double copies = x.Tm * x.topk;                  // token copies this rank routes
+  const double expert_tokens = x.rows * x.local_experts;  // tokens its experts take
+  v.push_back(gemm(part, "router", x.Tm, x.experts, x.h));
+  // scores in fp32: softmax (or sigmoid and bias), top-k, the load-balancing statistics
+  v.push_back(mem(part, "router top-k", (E + 3.0 * 4.0) * x.Tm * x.experts));
+  v.push_back(mem(part, "token permutation", E * (x.Tm * x.h + copies * x.h)));
+  if (x.ep > 1) v.push_back(coll_on(CommGroup::ep, CollectiveKind::all_to_all, x.a2a_bytes, "expert-parallel all-to-all"));
+  if (x.etp > 1)
+    v.push_back(coll_on(CommGroup::etp, CollectiveKind::all_gather, E * expert_tokens * x.h, "expert tensor-parallel collective"));
+  if (x.fp8) fp8_cast(v, part, expert_tokens * x.h);
+  v.push_back(expert_gemm(x, part, "expert up projections", x.rows, (x.swiglu ? 2.0 : 1.0) * x.fe_t, x.h));
+  v.push_back(mem(part, "expert activation", (x.swiglu ? 3.0 : 2.0) * E * expert_tokens * x.fe_t));
+  if (x.fp8) fp8_cast(v, part, expert_tokens * x.fe_t);
+  v.push_back(expert_gemm(x, part, "expert down projections", x.rows, x.h, x.fe_t));
+  if (x.etp > 1)
+    v.push_back(coll_on(CommGroup::etp, CollectiveKind::reduce_scatter, E * expert_tokens * x.h, "expert tensor-parallel collective"));
+  if (x.ep > 1) v.push_back(coll_on(CommGroup::ep, CollectiveKind::all_to_all, x.a2a_bytes, "expert-parallel all-to-all"));
+  v.push_back(mem(part, "token unpermutation", E * (copies * x.h + x.Tm * x.h) + 4.0 * copies));  // weighted sum
+  if (x.shared_f_t > 0) {
+    const double out = x.swiglu ? 2.0 * x.shared_f_t : x.shared_f_t;
+    region_entry_fwd(v, x);
+    linear_fwd(v, x, part, "shared expert", x.T, out, x.h);
+    v.push_back(mem(part, "shared expert", (x.swiglu ? 3.0 : 2.0) * E * x.T * x.shared_f_t));
+    linear_fwd(v, x, part, "shared expert", x.T, x.h, x.shared_f_t);
+    region_exit_fwd(v, x);
+    v.push_back(mem(part, "shared expert", 3.0 * E * x.Tn * x.h));  // added to the routed experts' output
+  }
+}
+
+void layer_fwd(std::vector<Kernel>& v, const Shape& x, Part part, bool moe = false) {
   const double hq = x.heads_t * x.d;
   const double mlp_out = x.swiglu ? 2.0 * x.f_t : x.f_t;
   v.push_back(mem(part, "input norm", 2.0 * E * x.Tn * x.h));  // input norm
@@ -197,11 +258,15 @@ void layer_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
   region_exit_fwd(v, x);
   v.push_back(mem(part, residual_op(x), residual_fwd_bytes(x)));
   v.push_back(mem(part, "post-attention norm", 2.0 * E * x.Tn * x.h));  // post-attention norm
-  region_entry_fwd(v, x);
-  linear_fwd(v, x, part, mlp_up_op(x), x.T, mlp_out, x.h);  // MLP up (and gate)
-  v.push_back(mem(part, activation_op(x), (x.swiglu ? 3.0 : 2.0) * E * x.T * x.f_t));  // (bias +) activation
-  linear_fwd(v, x, part, "MLP down projection", x.T, x.h, x.f_t);  // MLP down
-  region_exit_fwd(v, x);
+  if (moe) {
+    moe_fwd(v, x, part);
+  } else {
+    region_entry_fwd(v, x);
+    linear_fwd(v, x, part, mlp_up_op(x), x.T, mlp_out, x.h);  // MLP up (and gate)
+    v.push_back(mem(part, activation_op(x), (x.swiglu ? 3.0 : 2.0) * E * x.T * x.f_t));  // (bias +) activation
+    linear_fwd(v, x, part, "MLP down projection", x.T, x.h, x.f_t);  // MLP down
+    region_exit_fwd(v, x);
+  }
   v.push_back(mem(part, residual_op(x), residual_fwd_bytes(x)));
 }
 
@@ -242,16 +307,64 @@ void norm_bwd(std::vector<Kernel>& v, const Shape& x, const char* op) {
   v.push_back(mem(Part::backward, op, 3.0 * E * x.Tn * x.h));
 }
 
-void layer_bwd(std::vector<Kernel>& v, const Shape& x) {
+// The backward of an expert GEMM (grouped): data gradient, then weight gradient into the buffer.
+void expert_linear_bwd(std::vector<Kernel>& v, const Shape& x, const char* op, double n, double k) {
+  if (x.fp8) fp8_cast(v, Part::backward, x.rows * x.local_experts * n);
+  v.push_back(expert_gemm(x, Part::backward, op, x.rows, k, n));  // dX = dY W^T
+  Kernel w = expert_gemm(x, Part::backward, op, k, n, x.rows);    // dW = X^T dY, per expert
+  w.model_flops = 2.0 * x.mean_rows * n * k * x.local_experts;
+  if (x.fused_accumulation) w.bytes = 2.0 * x.grad_bytes * k * n * x.local_experts;
+  v.push_back(w);
+  accumulate(v, x, k * n * x.local_experts);
+}
+
+void moe_bwd(std::vector<Kernel>& v, const Shape& x) {
+  const double copies = x.Tm * x.topk;
+  const double expert_tokens = x.rows * x.local_experts;
+  if (x.shared_f_t > 0) {
+    const double out = x.swiglu ? 2.0 * x.shared_f_t : x.shared_f_t;
+    region_exit_bwd(v, x);
+    linear_bwd(v, x, "shared expert", x.T, x.h, x.shared_f_t, false, x.fp8);
+    v.push_back(mem(Part::backward, "shared expert", (x.swiglu ? 5.0 : 3.0) * E * x.T * x.shared_f_t));
+    const int dgrad = static_cast<int>(v.size());
+    linear_bwd(v, x, "shared expert", x.T, out, x.h, false, x.fp8);
+    region_entry_bwd(v, x, dgrad);
+  }
+  // the weighted sum's gradient: to each copy, and to the routing weights
+  v.push_back(mem(Part::backward, "token unpermutation", E * (x.Tm * x.h + 2.0 * copies * x.h) + 4.0 * copies));
+  if (x.ep > 1) v.push_back(coll_on(CommGroup::ep, CollectiveKind::all_to_all, x.a2a_bytes, "expert-parallel all-to-all"));
+  if (x.etp > 1)
+    v.push_back(coll_on(CommGroup::etp, CollectiveKind::all_gather, E * expert_tokens * x.h, "expert tensor-parallel collective"));
+  expert_linear_bwd(v, x, "expert down projections", x.h, x.fe_t);
+  v.push_back(mem(Part::backward, "expert activation", (x.swiglu ? 5.0 : 3.0) * E * expert_tokens * x.fe_t));
+  expert_linear_bwd(v, x, "expert up projections", (x.swiglu ? 2.0 : 1.0) * x.fe_t, x.h);
+  if (x.etp > 1)
+    v.push_back(coll_on(CommGroup::etp, CollectiveKind::reduce_scatter, E * expert_tokens * x.h, "expert tensor-parallel collective"));
+  if (x.ep > 1) v.push_back(coll_on(CommGroup::ep, CollectiveKind::all_to_all, x.a2a_bytes, "expert-parallel all-to-all"));
+  v.push_back(mem(Part::backward, "token permutation", E * (copies * x.h + x.Tm * x.h)));
+  v.push_back(mem(Part::backward, "router top-k", (E + 4.0 * 4.0) * x.Tm * x.experts));
+  // the router's input and weight gradients
+  v.push_back(gemm(Part::backward, "router", x.Tm, x.h, x.experts));
+  Kernel w = gemm(Part::backward, "router", x.h, x.experts, x.Tm);
+  if (x.fused_accumulation) w.bytes = 2.0 * x.grad_bytes * x.h * x.experts;
+  v.push_back(w);
+  accumulate(v, x, x.h * x.experts);
+}
+
+void layer_bwd(std::vector<Kernel>& v, const Shape& x, bool moe = false) {
   const double hq = x.heads_t * x.d;
   const double mlp_out = x.swiglu ? 2.0 * x.f_t : x.f_t;
   v.push_back(mem(Part::backward, residual_op(x), (2.0 * E + (x.bias ? 1.0 : 0.0)) * x.Tn * x.h));  // dropout
-  region_exit_bwd(v, x);
-  linear_bwd(v, x, "MLP down projection", x.T, x.h, x.f_t, x.bias, x.fp8);  // its bias lives in the fused add
-  v.push_back(mem(Part::backward, activation_op(x), (x.swiglu ? 5.0 : 3.0) * E * x.T * x.f_t));  // activation
-  const int mlp_up_dgrad = static_cast<int>(v.size());
-  linear_bwd(v, x, mlp_up_op(x), x.T, mlp_out, x.h, x.bias, x.fp8);
-  region_entry_bwd(v, x, mlp_up_dgrad);
+  if (moe) {
+    moe_bwd(v, x);
+  } else {
+    region_exit_bwd(v, x);
+    linear_bwd(v, x, "MLP down projection", x.T, x.h, x.f_t, x.bias, x.fp8);  // its bias lives in the fused add
+    v.push_back(mem(Part::backward, activation_op(x), (x.swiglu ? 5.0 : 3.0) * E * x.T * x.f_t));  // activation
+    const int mlp_up_dgrad = static_cast<int>(v.size());
+    linear_bwd(v, x, mlp_up_op(x), x.T, mlp_out, x.h, x.bias, x.fp8);
+    region_entry_bwd(v, x, mlp_up_dgrad);
+  }
   norm_bwd(v, x, "post-attention norm");
   v.push_back(mem(Part::backward, residual_op(x), (2.0 * E + (x.bias ? 1.0 : 0.0)) * x.Tn * x.h));
   region_exit_bwd(v, x);
@@ -306,6 +419,32 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
   } else if (p.recompute == Recompute::selective && !x.flash) {
     attention_core_fwd(lk.layer_recompute, x, Part::recompute);
   }
+  if (is_moe(m)) {
+    const MoeConfig& e = m.moe;
+    x.Tm = x.T / p.tp;
+    x.experts = e.experts;
+    x.topk = e.experts_per_token;
+    x.ep = p.ep;
+    x.etp = expert_tp(p);
+    x.local_experts = static_cast<double>(e.experts) / p.ep;
+    x.fe_t = static_cast<double>(e.expert_ffn_hidden) / x.etp;
+    x.shared_f_t = shared_expert_width(m) / p.tp;
+    x.sigmoid = e.router == Router::sigmoid;
+    const MoeLoad load = moe_load(m, p);
+    x.mean_rows = load.mean_rows;
+    lk.load_imbalance = load.imbalance;
+    x.rows = load.rows;
+    x.a2a_bytes = load.dispatch_bytes;
+    lk.dispatch_bytes = x.ep > 1 ? x.a2a_bytes : 0.0;
+    lk.expert_rows = x.rows;
+    layer_fwd(lk.moe_fwd, x, Part::forward, true);
+    layer_bwd(lk.moe_bwd, x, true);
+    if (p.recompute == Recompute::full) {
+      layer_fwd(lk.moe_recompute, x, Part::recompute, true);
+    } else if (p.recompute == Recompute::selective && !x.flash) {
+      attention_core_fwd(lk.moe_recompute, x, Part::recompute);
+    }
+  }
 
   // Embedding: vocabulary-parallel lookup, position add, dropout.
   lk.embed_fwd.push_back(mem(Part::forward, "token embedding lookup", 2.0 * E * x.T * x.h));
@@ -338,6 +477,43 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
   region_entry_bwd(lk.head_bwd, x, head_dgrad);  // the logits layer is column-parallel too
   norm_bwd(lk.head_bwd, x, "final norm");
   return lk;
+}
+
+double expected_max_normal(int n) {
+  static const double table[] = {0.0, 0.0, 0.5642, 0.8463, 1.0294, 1.1630, 1.2672, 1.3522, 1.4236};
+  if (n <= 8) return table[std::max(n, 0)];
+  const double l = std::log(static_cast<double>(n));
+  const double a = std::sqrt(2 * l);
+  return a - (std::log(l) + std::log(4 * 3.141592653589793)) / (2 * a) + 0.5772 / a;
+}
+
+double expert_load_factor(const MoeConfig& moe, int ranks, double tokens) {
+  // Capacity: every expert's buffer is padded to capacity_factor x the mean load (tokens past it
+  // are dropped), so every rank sends and computes that much.
+  if (moe.capacity_factor > 0) return moe.capacity_factor;
+  if (ranks <= 1 || tokens <= 0) return 1.0;
+  // Dropless: the copies land on the ranks as a balanced router's random choices would (a
+  // binomial count per rank); the busiest rank, which every all-to-all waits for, takes the mean
+  // plus z(ranks) standard deviations.
+  const double share = 1.0 / ranks;
+  const double mean = tokens * share;
+  return 1.0 + expected_max_normal(ranks) * std::sqrt(tokens * share * (1 - share)) / mean;
+}
+
+MoeLoad moe_load(const ModelConfig& m, const PlanConfig& p) {
+  MoeLoad l;
+  if (!is_moe(m)) return l;
+  const MoeConfig& e = m.moe;
+  const double etp = expert_tp(p);
+  l.router_tokens = static_cast<double>(p.micro_batch) * m.seq_len / p.tp;
+  // An expert-parallel group's etp x ep ranks route their tokens to k experts each; a rank's
+  // experts take the copies of its etp group's tokens sent to them.
+  const double group_copies = l.router_tokens * etp * p.ep * e.experts_per_token;
+  l.mean_rows = group_copies / e.experts;
+  l.imbalance = expert_load_factor(e, p.ep, group_copies);
+  l.rows = l.mean_rows * l.imbalance;
+  l.dispatch_bytes = E * l.router_tokens * e.experts_per_token * m.hidden * l.imbalance;
+  return l;
 }
 
 double gemm_s(const Profile& prof, double m, double n, double k, double batch, double extra_bytes, bool fp8,
@@ -386,7 +562,7 @@ double gemm_s(const Profile& prof, double m, double n, double k, double batch, d
 
 namespace {
 
-double kernel_s(const Kernel& k, const Profile& prof, const Fabric& fabric, const GroupShape& tp, TimeSource& source) {
+double kernel_s(const Kernel& k, const Profile& prof, const Fabric& fabric, const PlanGroups& groups, TimeSource& source) {
   source = TimeSource::modelled;
   if (prof.operator_lookup && k.kind != KernelKind::gemm && k.kind != KernelKind::collective) {
     double measured = 0;
@@ -409,13 +585,15 @@ double kernel_s(const Kernel& k, const Profile& prof, const Fabric& fabric, cons
       return std::max(k.work_flops / (peak * prof.attention_bwd_efficiency * k.speed), k.bytes / hbm) + overhead;
     case KernelKind::memory: return k.bytes / hbm + overhead;
     case KernelKind::collective:
-      return collective_s(prof, fabric, tp, k.collective, k.comm_bytes);
+      return collective_s(prof, fabric,
+                          k.group == CommGroup::ep ? groups.ep : k.group == CommGroup::etp ? groups.etp : groups.tp,
+                          k.collective, k.comm_bytes);
   }
   return 0;
 }
 
-void time_all(std::vector<Kernel>& ks, const Profile& prof, const Fabric& f, const GroupShape& tp) {
-  for (Kernel& k : ks) k.time_s = kernel_s(k, prof, f, tp, k.source);
+void time_all(std::vector<Kernel>& ks, const Profile& prof, const Fabric& f, const PlanGroups& groups) {
+  for (Kernel& k : ks) k.time_s = kernel_s(k, prof, f, groups, k.source);
   for (size_t i = 0; i < ks.size(); ++i) {
     if (ks[i].beside_from < 0) continue;
     double beside = 0;
@@ -426,10 +604,10 @@ void time_all(std::vector<Kernel>& ks, const Profile& prof, const Fabric& f, con
 
 }  // namespace
 
-void time_kernels(LayerKernels& lk, const Profile& prof, const Fabric& fabric, const GroupShape& tp) {
-  for (auto* v : {&lk.layer_fwd, &lk.layer_bwd, &lk.layer_recompute, &lk.embed_fwd, &lk.embed_bwd,
-                  &lk.head_fwd, &lk.head_bwd})
-    time_all(*v, prof, fabric, tp);
+void time_kernels(LayerKernels& lk, const Profile& prof, const Fabric& fabric, const PlanGroups& groups) {
+  for (auto* v : {&lk.layer_fwd, &lk.layer_bwd, &lk.layer_recompute, &lk.moe_fwd, &lk.moe_bwd, &lk.moe_recompute,
+                  &lk.embed_fwd, &lk.embed_bwd, &lk.head_fwd, &lk.head_bwd})
+    time_all(*v, prof, fabric, groups);
 }
 
 double sum_model_flops(const std::vector<Kernel>& ks) {

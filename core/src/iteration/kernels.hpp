@@ -16,6 +16,15 @@ enum class Part : unsigned char { forward, backward, recompute, tp_comm };
 
 enum class KernelKind : unsigned char { gemm, attention_fwd, attention_bwd, memory, collective };
 
+// The group a collective runs over: the tensor-parallel group, or a MoE layer's expert-parallel
+// group (its all-to-alls) or expert tensor-parallel group.
+enum class CommGroup : unsigned char { tp, ep, etp };
+
+// Where the groups of a plan lie on the nodes.
+struct PlanGroups {
+  GroupShape tp, ep, etp;
+};
+
 struct Kernel {
   KernelKind kind = KernelKind::memory;
   Part part = Part::forward;
@@ -34,15 +43,43 @@ struct Kernel {
   // to itself, and only what outlasts them takes GPU time of its own (-1: not asynchronous).
   int beside_from = -1;
   bool fp8 = false;         // a GEMM run in FP8 (Transformer Engine): the profile's FP8 peak, 1-byte inputs
+  CommGroup group = CommGroup::tp;  // the group a collective runs over
 };
 
-// Kernels of one micro-batch through one layer / the embedding / the head, for one TP rank.
+// Kernels of one micro-batch through one layer / the embedding / the head, for one TP rank. A
+// mixture of experts' MoE layers have lists of their own (moe_*); its other layers are dense.
 struct LayerKernels {
   std::vector<Kernel> layer_fwd, layer_bwd, layer_recompute;
+  std::vector<Kernel> moe_fwd, moe_bwd, moe_recompute;
   std::vector<Kernel> embed_fwd, embed_bwd, head_fwd, head_bwd;
+  // A MoE layer's traffic and load (one micro-batch, one GPU; docs/moe.md).
+  double dispatch_bytes = 0;   // what the busiest rank sends in one all-to-all (B)
+  double expert_rows = 0;      // tokens of each local expert's GEMM on the busiest rank (count)
+  double load_imbalance = 1;   // the busiest rank's tokens over the mean (ratio)
 };
 
 LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p);
+
+// The expected load of the busiest of `ranks` expert-parallel ranks over the mean, when `tokens`
+// token copies are routed at random among them (1 + z(ranks) x relative spread), or the capacity
+// factor a plan pads every expert to.
+double expert_load_factor(const MoeConfig& moe, int ranks, double tokens);
+
+// A MoE layer's load on one GPU, one micro-batch: the tokens its router takes (T / tp), each
+// local expert's GEMM rows at the mean and on the busiest rank, and one all-to-all's bytes.
+struct MoeLoad {
+  double router_tokens = 0;   // count
+  double mean_rows = 0;       // count
+  double rows = 0;            // count
+  double imbalance = 1;       // ratio
+  double dispatch_bytes = 0;  // B (what one all-to-all sends from one GPU)
+};
+MoeLoad moe_load(const ModelConfig& m, const PlanConfig& p);
+
+// Expected maximum of n independent standard normal variables: how far the last of n ranks lags
+// when each rank's timing jitters independently, or how far the busiest of n ranks' loads lies
+// above the mean in standard deviations.
+double expected_max_normal(int n);
 
 // GEMM time on one GPU from the tile/wave model (or the profile's measured table), seconds.
 // A split reduction (split-K) includes its fp32 partial sums and their second kernel's GPU time.
@@ -50,8 +87,8 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p);
 double gemm_s(const Profile& prof, double m, double n, double k, double batch, double extra_bytes = 0,
               bool fp8 = false, TimeSource* source = nullptr);
 
-// Fills time_s of every kernel; `tp_group` is the tensor-parallel group's placement.
-void time_kernels(LayerKernels& lk, const Profile& prof, const Fabric& fabric, const GroupShape& tp_group);
+// Fills time_s of every kernel; `groups` is where the plan's groups lie.
+void time_kernels(LayerKernels& lk, const Profile& prof, const Fabric& fabric, const PlanGroups& groups);
 
 // FLOPs counted per micro-batch in each list (sum of model_flops / work_flops).
 double sum_model_flops(const std::vector<Kernel>& ks);

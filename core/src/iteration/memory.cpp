@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "iteration/communication.hpp"
+#include "iteration/kernels.hpp"
 #include "iteration/sharding.hpp"
 #include "vtrain/model.hpp"
 
@@ -27,13 +28,54 @@ int stage_layers(const ModelConfig& m, const PlanConfig& p, int stage) {
   return m.layers / chunks + (p.virtual_stages == 1 && stage < m.layers % p.pp ? 1 : 0);
 }
 
+int chunk_first_layer(const ModelConfig& m, const PlanConfig& p, int stage, int chunk) {
+  if (p.virtual_stages == 1) return stage * (m.layers / p.pp) + std::min(stage, m.layers % p.pp);
+  return (chunk * p.pp + stage) * (m.layers / (p.pp * p.virtual_stages));
+}
+
+int chunk_moe_layers(const ModelConfig& m, const PlanConfig& p, int stage, int chunk) {
+  return moe_layers_in(m, chunk_first_layer(m, p, stage, chunk), stage_layers(m, p, stage));
+}
+
+int stage_moe_layers(const ModelConfig& m, const PlanConfig& p, int stage) {
+  int n = 0;
+  for (int c = 0; c < p.virtual_stages; ++c) n += chunk_moe_layers(m, p, stage, c);
+  return n;
+}
+
+int expert_dp(const ModelConfig& m, const PlanConfig& p) {
+  if (!is_moe(m)) return p.dp;
+  return static_cast<int>(static_cast<long long>(p.tp) * p.dp / (static_cast<long long>(expert_tp(p)) * p.ep));
+}
+
+std::vector<double> stage_expert_parameters(const ModelConfig& m, const PlanConfig& p) {
+  std::vector<double> out(p.pp, 0.0);
+  if (!is_moe(m)) return out;
+  const ParameterCounts c = count_parameters(m);
+  const double local = static_cast<double>(m.moe.experts) / p.ep * c.expert / expert_tp(p);
+  for (int s = 0; s < p.pp; ++s) out[s] = stage_moe_layers(m, p, s) * local;
+  return out;
+}
+
 std::vector<double> stage_local_parameters(const ModelConfig& m, const PlanConfig& p) {
   const ParameterCounts c = count_parameters(m);
   const double t = p.tp;
   const double vocab_rows = static_cast<double>(padded_vocab(m, p.tp)) / t;
   std::vector<double> out(p.pp);
-  for (int s = 0; s < p.pp; ++s)
-    out[s] = static_cast<double>(stage_layers(m, p, s)) * p.virtual_stages * c.per_layer / t;
+  if (!is_moe(m)) {
+    for (int s = 0; s < p.pp; ++s)
+      out[s] = static_cast<double>(stage_layers(m, p, s)) * p.virtual_stages * c.per_layer / t;
+  } else {
+    // A MoE layer: attention, norms and shared experts split over tp; the router whole on every
+    // rank; experts / ep routed experts, each split over etp.
+    const double others = c.per_moe_layer - c.router - m.moe.experts * c.expert;
+    const std::vector<double> experts = stage_expert_parameters(m, p);
+    for (int s = 0; s < p.pp; ++s) {
+      const int moe = stage_moe_layers(m, p, s);
+      const int dense = stage_layers(m, p, s) * p.virtual_stages - moe;
+      out[s] = dense * c.per_layer / t + moe * (others / t + c.router) + experts[s];
+    }
+  }
   out.front() += vocab_rows * m.hidden + c.position;
   out.back() += c.final_norm;
   // Untied models own an output matrix; tied ones keep a copy on the last stage when pp > 1.
@@ -74,9 +116,37 @@ double layer_activation_bytes(const ModelConfig& m, const PlanConfig& p, bool wi
 
 double stage_linear_weights(const ModelConfig& m, const PlanConfig& p, int stage) {
   const double h = m.hidden, d = static_cast<double>(m.hidden) / m.heads;
-  const double per_layer = h * (m.heads + 2.0 * m.kv_heads) * d + m.heads * d * h +
-                           h * static_cast<double>(m.ffn_hidden) * (m.mlp == Mlp::swiglu ? 3.0 : 2.0);
-  return static_cast<double>(stage_layers(m, p, stage)) * p.virtual_stages * per_layer / p.tp;
+  const double gates = m.mlp == Mlp::swiglu ? 3.0 : 2.0;
+  const double attention = h * (m.heads + 2.0 * m.kv_heads) * d + m.heads * d * h;
+  const double per_layer = attention + h * static_cast<double>(m.ffn_hidden) * gates;
+  if (!is_moe(m)) return static_cast<double>(stage_layers(m, p, stage)) * p.virtual_stages * per_layer / p.tp;
+  const int moe = stage_moe_layers(m, p, stage);
+  const int dense = stage_layers(m, p, stage) * p.virtual_stages - moe;
+  const double experts = static_cast<double>(m.moe.experts) / p.ep * h * m.moe.expert_ffn_hidden * gates / expert_tp(p);
+  const double moe_layer = (attention + h * shared_expert_width(m) * gates) / p.tp + experts;
+  return dense * per_layer / p.tp + moe * moe_layer;
+}
+
+// Activation bytes a MoE layer saves, one micro-batch, one GPU: the dense layer's less its MLP,
+// plus the router's scores, the experts' inputs, activations and down-projection inputs at the
+// busiest rank's load, the permuted copies the combine's backward needs, and the shared experts'.
+double moe_layer_activation_bytes(const ModelConfig& m, const PlanConfig& p, bool without_attention_core) {
+  const double t = p.tp;
+  const double T = static_cast<double>(p.micro_batch) * m.seq_len;
+  const double Lin = p.precision == Precision::fp8 ? 1.0 : E;
+  const double gated = m.mlp == Mlp::swiglu ? 2.0 : 1.0;
+  const double f_t = m.ffn_hidden / t;
+  double bytes = layer_activation_bytes(m, p, without_attention_core) - E * T * f_t * gated - Lin * T * f_t;
+  const MoeLoad l = moe_load(m, p);
+  const double tokens = l.rows * m.moe.experts / p.ep;  // tokens this rank's experts take
+  const double fe_t = static_cast<double>(m.moe.expert_ffn_hidden) / expert_tp(p);
+  bytes += 4.0 * l.router_tokens * m.moe.experts;              // router scores (fp32)
+  bytes += Lin * tokens * m.hidden;                             // expert inputs
+  bytes += E * tokens * fe_t * gated + Lin * tokens * fe_t;     // activation input, down-projection input
+  bytes += E * l.router_tokens * m.moe.experts_per_token * m.hidden;  // the copies, for the combine
+  const double sf_t = shared_expert_width(m) / t;
+  if (sf_t > 0) bytes += Lin * T * m.hidden + E * T * sf_t * gated + Lin * T * sf_t;
+  return bytes;
 }
 
 std::vector<MemoryBreakdown> stage_memory(const ModelConfig& m, const PlanConfig& p,
@@ -95,6 +165,22 @@ std::vector<MemoryBreakdown> stage_memory(const ModelConfig& m, const PlanConfig
     per_layer = layer_activation_bytes(m, p, true);
     working = full - per_layer;
   }
+  // A MoE layer's own (the same as a dense one's with full recomputation: its input).
+  const bool moe_model = is_moe(m);
+  const double moe_full = moe_model ? moe_layer_activation_bytes(m, p, false) : 0.0;
+  double moe_per_layer = moe_full;
+  if (moe_model) {
+    if (p.recompute == Recompute::full) {
+      moe_per_layer = layer_input;
+      working = std::max(working, moe_full);
+    } else if (p.recompute == Recompute::selective) {
+      moe_per_layer = moe_layer_activation_bytes(m, p, true);
+      working = std::max(working, moe_full - moe_per_layer);
+    }
+  }
+  const std::vector<double> experts = stage_expert_parameters(m, p);
+  const double edp = expert_dp(m, p);
+  const MoeLoad load = moe_load(m, p);
   const double vocab_t = static_cast<double>(padded_vocab(m, p.tp)) / p.tp;
   const double grad_bytes = gradient_bytes(p);
   std::vector<MemoryBreakdown> out(p.pp);
@@ -112,6 +198,14 @@ std::vector<MemoryBreakdown> stage_memory(const ModelConfig& m, const PlanConfig
       mb.optimizer_states = n * 12.0 / shard / GiB;
       mb.gradients = (n * grad_bytes / shard + gradient_buckets(n * grad_bytes, p.dp, grad_bytes).bytes) / GiB;
     }
+    if (moe_model && p.zero_stage >= 1) {
+      // The routed experts' states are split over their own (expert) data-parallel group.
+      const double ex = experts[s], rest = n - ex;
+      mb.optimizer_states = (rest * 12.0 / shard + ex * 12.0 / edp) / GiB;
+      if (p.zero_stage >= 2)
+        mb.gradients = (rest * grad_bytes / shard + ex * grad_bytes / edp +
+                        gradient_buckets(n * grad_bytes, p.dp, grad_bytes).bytes) / GiB;
+    }
     if (shards_parameters(p)) {
       // ZeRO-3 / FSDP: every unit's flat parameter is padded to a multiple of the shard group, and
       // each rank holds one slice of it. Gathered at once: the unit running and the one prefetched
@@ -128,9 +222,18 @@ std::vector<MemoryBreakdown> stage_memory(const ModelConfig& m, const PlanConfig
       mb.optimizer_states = slice * 12.0 / GiB;
     }
 
-    mb.activations = (in_flight(s, p, micro_batches) * stage_layers(m, p, s) * per_layer + working) / GiB;
+    if (moe_model) {
+      // in_flight counts chunks a stage holds; the stage's layers are spread over its chunks.
+      const double moe = stage_moe_layers(m, p, s) / static_cast<double>(p.virtual_stages);
+      const double dense = stage_layers(m, p, s) - moe;
+      mb.activations = (in_flight(s, p, micro_batches) * (dense * per_layer + moe * moe_per_layer) + working) / GiB;
+    } else {
+      mb.activations = (in_flight(s, p, micro_batches) * stage_layers(m, p, s) * per_layer + working) / GiB;
+    }
     double buffers = prof.runtime_reserved_GiB * GiB;
     buffers += 2 * layer_input;  // pipeline send/receive buffers
+    // A MoE layer's dispatch: the permuted copies it sends and the tokens it receives.
+    if (moe_model) buffers += E * load.router_tokens * m.moe.experts_per_token * m.hidden + E * load.rows * m.moe.experts / p.ep * m.hidden;
     if (s == p.pp - 1) buffers += T * vocab_t * (E + 4.0);  // logits and fp32 softmax
     mb.buffers = buffers / GiB;
   }

@@ -18,6 +18,18 @@ int stage_layers(const ModelConfig& m, const PlanConfig& p, int stage);
 // Parameters held by one GPU of each stage (count), index = stage.
 std::vector<double> stage_local_parameters(const ModelConfig& m, const PlanConfig& p);
 
+// A mixture of experts: the first layer (0-based) of model chunk `chunk` of stage `stage`, the
+// MoE layers in that chunk and in the whole stage, and the routed experts' parameters one GPU of
+// each stage holds (count; part of stage_local_parameters), reduced over the expert data-parallel
+// group rather than the data-parallel one.
+int chunk_first_layer(const ModelConfig& m, const PlanConfig& p, int stage, int chunk);
+int chunk_moe_layers(const ModelConfig& m, const PlanConfig& p, int stage, int chunk);
+int stage_moe_layers(const ModelConfig& m, const PlanConfig& p, int stage);
+std::vector<double> stage_expert_parameters(const ModelConfig& m, const PlanConfig& p);
+
+// The expert data-parallel degree: tp x dp / (etp x ep) (GPUs); dp for a dense model.
+int expert_dp(const ModelConfig& m, const PlanConfig& p);
+
 // Weights of the linear layers (q, k, v, output projection, MLP) one GPU of stage `stage` holds
 // (count): with fp8 precision Transformer Engine keeps an FP8 copy of each, and its transpose,
 // made once an iteration.

@@ -9,8 +9,16 @@ namespace {
 // The plan with every field that the kernels of one micro-batch cannot depend on set to a fixed
 // value: they depend on the tensor-parallel degree, the micro-batch and the per-layer options,
 // never on the pipeline, the data-parallel replicas or the batch.
-PlanConfig kernel_key(const PlanConfig& p) {
+PlanConfig kernel_key(const ModelConfig& m, const PlanConfig& p) {
   PlanConfig k = p;
+  // A MoE layer's expert-parallel group lies on the nodes by tp, dp, pp and the placement: those stay.
+  if (is_moe(m)) {
+    k.global_batch = 1;
+    k.zero_stage = 0;
+    k.dp_overlap = false;
+    k.p2p_overlap = false;
+    return k;
+  }
   k.pp = 1;
   k.dp = 1;
   k.virtual_stages = 1;
@@ -30,7 +38,7 @@ PlanConfig kernel_key(const PlanConfig& p) {
 }  // namespace
 
 const LayerKernels& timed_kernels(const SimConfig& config, const Profile& prof, const Fabric& fabric,
-                                  const GroupShape& tp_group, SimScratch* scratch, LayerKernels& own) {
+                                  const PlanGroups& tp_group, SimScratch* scratch, LayerKernels& own) {
   if (!scratch) {
     own = build_kernels(config.model, config.plan);
     time_kernels(own, prof, fabric, tp_group);
@@ -42,7 +50,7 @@ const LayerKernels& timed_kernels(const SimConfig& config, const Profile& prof, 
     scratch->model = config.model;
     scratch->cluster = config.cluster;
   }
-  const PlanConfig key = kernel_key(config.plan);
+  const PlanConfig key = kernel_key(config.model, config.plan);
   auto& entries = scratch->kernels;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     if (entries[i].key == key) {

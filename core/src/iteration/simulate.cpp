@@ -10,6 +10,7 @@
 #include "iteration/pipeline.hpp"
 #include "iteration/sharding.hpp"
 #include "iteration/sim_scratch.hpp"
+#include "vtrain/model.hpp"
 
 namespace vtrain {
 
@@ -38,16 +39,6 @@ struct HostCost {
   double microbatch_s = 0;  // per forward step: batch fetch and schedule bookkeeping
   bool blocking = false;    // the host waits for each kernel to finish before issuing the next
 };
-
-// Expected maximum of n independent standard normal variables: how far the last of n ranks
-// lags when each rank's host timing jitters independently.
-double expected_max_normal(int n) {
-  static const double table[] = {0.0, 0.0, 0.5642, 0.8463, 1.0294, 1.1630, 1.2672, 1.3522, 1.4236};
-  if (n <= 8) return table[std::max(n, 0)];
-  const double l = std::log(static_cast<double>(n));
-  const double a = std::sqrt(2 * l);
-  return a - (std::log(l) + std::log(4 * 3.141592653589793)) / (2 * a) + 0.5772 / a;
-}
 
 struct HostGpu {
   double host = 0, gpu = 0;
@@ -197,16 +188,21 @@ OperatorKind operator_kind(KernelKind k) {
 }
 
 // The kernels of one micro-batch summed per (block, operator), in the order operators first run.
-std::vector<OperatorTime> operator_times(const LayerKernels& lk) {
+// A mixture of experts' MoE layers are the block "moe layer"; its dense layers, if any, "layer".
+std::vector<OperatorTime> operator_times(const LayerKernels& lk, bool dense_layers = true) {
   std::vector<OperatorTime> out;
   enum Phase { fwd, rec, bwd };
+  const std::vector<Kernel> none;
+  const auto dense = [&](const std::vector<Kernel>& v) { return dense_layers ? &v : &none; };
   const struct {
     const char* block;
     const std::vector<Kernel>* kernels;
     Phase phase;
-  } lists[] = {{"embedding", &lk.embed_fwd, fwd}, {"layer", &lk.layer_fwd, fwd},
+  } lists[] = {{"embedding", &lk.embed_fwd, fwd}, {"layer", dense(lk.layer_fwd), fwd},
+               {"moe layer", &lk.moe_fwd, fwd},
                {"head", &lk.head_fwd, fwd},       {"head", &lk.head_bwd, bwd},
-               {"layer", &lk.layer_recompute, rec}, {"layer", &lk.layer_bwd, bwd},
+               {"layer", dense(lk.layer_recompute), rec}, {"layer", dense(lk.layer_bwd), bwd},
+               {"moe layer", &lk.moe_recompute, rec}, {"moe layer", &lk.moe_bwd, bwd},
                {"embedding", &lk.embed_bwd, bwd}};
   for (const auto& list : lists) {
     for (const Kernel& k : *list.kernels) {
@@ -231,7 +227,9 @@ std::vector<OperatorTime> operator_times(const LayerKernels& lk) {
     }
   }
   // In model order: the embedding's operators, a layer's, then the head's.
-  const auto rank = [](const OperatorTime& o) { return o.block == "embedding" ? 0 : o.block == "layer" ? 1 : 2; };
+  const auto rank = [](const OperatorTime& o) {
+    return o.block == "embedding" ? 0 : o.block == "layer" ? 1 : o.block == "moe layer" ? 2 : 3;
+  };
   std::stable_sort(out.begin(), out.end(), [&](const OperatorTime& a, const OperatorTime& b) { return rank(a) < rank(b); });
   return out;
 }
@@ -242,7 +240,7 @@ const ShardComm kNoSharding{};
 // layers one by one; a backward block reduces each layer's gradients and, at its end, the edge
 // unit's, and ends when its communication stream has finished.
 BlockProfile forward_block(const LayerKernels& lk, int layers, bool first, bool last, const HostCost& issue_s,
-                           const ShardComm& sc = kNoSharding) {
+                           const ShardComm& sc = kNoSharding, int moe_layers = 0) {
   HostGpu st;
   st.host = issue_s.microbatch_s;
   if (sc.on) {
@@ -254,14 +252,18 @@ BlockProfile forward_block(const LayerKernels& lk, int layers, bool first, bool 
     issue_sharded_layers(st, lk.layer_fwd, kNone, layers, issue_s, static_cast<double>(lk.layer_fwd.size()), sc, false);
   else
     issue_layers(st, lk.layer_fwd, kNone, layers, issue_s, static_cast<double>(lk.layer_fwd.size()));
+  if (moe_layers > 0)
+    issue_layers(st, lk.moe_fwd, kNone, moe_layers, issue_s, static_cast<double>(lk.moe_fwd.size()));
   if (last) issue(st, lk.head_fwd, issue_s.forward_s, issue_s);
   return finish(st);
 }
 
 BlockProfile backward_block(const LayerKernels& lk, int layers, bool first, bool last, const HostCost& issue_s,
-                            const ShardComm& sc = kNoSharding) {
+                            const ShardComm& sc = kNoSharding, int moe_layers = 0) {
   HostGpu st;
   if (last) issue(st, lk.head_bwd, issue_s.backward_s, issue_s);
+  if (moe_layers > 0)
+    issue_layers(st, lk.moe_recompute, lk.moe_bwd, moe_layers, issue_s, static_cast<double>(lk.moe_fwd.size()));
   if (sc.on)
     issue_sharded_layers(st, lk.layer_recompute, lk.layer_bwd, layers, issue_s,
                          static_cast<double>(lk.layer_fwd.size()), sc, true);
@@ -365,6 +367,43 @@ void note_settings(const ModelConfig& m, const PlanConfig& p, SimResult& r) {
   }
 }
 
+// Where `size` expert ranks `stride` apart in a stage's expert rank order (etp innermost, then ep,
+// then edp: Megatron-Core's) lie. The expert ranks are the stage's tp x dp ranks in their order:
+// consecutive ranks with tp-dp-pp; with tp-pp-dp, tensor-parallel blocks tp x pp ranks apart.
+GroupShape expert_group(const PlanConfig& p, int size, long long stride, long long ranks, int gpn) {
+  if (size <= 1) return GroupShape{};
+  if (p.placement == Placement::tp_dp_pp || p.pp == 1 || static_cast<long long>(size) * stride <= p.tp)
+    return group_shape(size, stride, ranks, gpn);
+  // tp-pp-dp with a group beyond one tensor-parallel block: `per_block` members a block, blocks
+  // tp x pp ranks apart (stride over tp blocks when the members are a block or more apart).
+  const long long block_stride = static_cast<long long>(p.tp) * p.pp;
+  if (stride >= p.tp) return group_shape(size, stride / p.tp * block_stride, ranks, gpn);
+  const int per_block = static_cast<int>(p.tp / stride);
+  const long long blocks = (size + per_block - 1) / per_block;
+  GroupShape g;
+  g.size = size;
+  const long long blocks_per_node = std::max<long long>(1, gpn / block_stride);
+  g.nodes = static_cast<int>(std::min<long long>(size, (blocks + blocks_per_node - 1) / blocks_per_node));
+  g.per_node = std::max(1, size / g.nodes);
+  g.span_nodes = (blocks - 1) * block_stride / gpn + 1;
+  return g;
+}
+
+GroupShape expert_dp_group(const ModelConfig& m, const PlanConfig& p, long long ranks, int gpn) {
+  if (!is_moe(m)) return GroupShape{};
+  return expert_group(p, expert_dp(m, p), static_cast<long long>(expert_tp(p)) * p.ep, ranks, gpn);
+}
+
+PlanGroups plan_groups(const ModelConfig& m, const PlanConfig& p, long long ranks, int gpn) {
+  PlanGroups g;
+  g.tp = group_shape(p.tp, 1, ranks, gpn);
+  if (is_moe(m)) {
+    g.ep = expert_group(p, p.ep, expert_tp(p), ranks, gpn);
+    g.etp = group_shape(expert_tp(p), 1, ranks, gpn);
+  }
+  return g;
+}
+
 // Everything a simulation's phases share: the plan, where its groups lie, and its timed kernels.
 struct Setting {
   const ModelConfig& m;
@@ -374,7 +413,7 @@ struct Setting {
   int P, V, M;                  // stages, chunks per stage, micro-batches per iteration
   int gpn;                      // GPUs per node
   long long ranks;              // tp x pp x dp
-  GroupShape tp_group;
+  PlanGroups groups;             // where the tensor-parallel (and a MoE layer's expert) groups lie
   HostCost issue_s;
   bool dp_overlap, p2p_overlap;  // as they take effect (a blocking launch overlaps nothing)
   ShardComm shard;               // sharded parameters' collectives per layer (ZeRO-3), if any
@@ -397,7 +436,34 @@ void pipeline_input(const Setting& x, const LayerKernels& lk, bool record, Pipel
   const int fewest_layers = m.layers / (P * V);
   in.fwd.resize(static_cast<size_t>(P) * V);
   in.bwd.resize(in.fwd.size());
-  for (int s = 0; s < P; ++s) {
+  if (is_moe(m)) {
+    // Chunks differ by their MoE layers as well: each distinct (first, last, dense, MoE) is timed once.
+    struct Kind {
+      bool first, last;
+      int dense, moe;
+      BlockProfile fwd, bwd;
+    };
+    std::vector<Kind> kinds;
+    for (int s = 0; s < P; ++s) {
+      const int layers = stage_layers(m, p, s);
+      for (int c = 0; c < V; ++c) {
+        const int idx = c * P + s;
+        const bool first = idx == 0, last = idx == P * V - 1;
+        const int moe = chunk_moe_layers(m, p, s, c), dense = layers - moe;
+        auto it = std::find_if(kinds.begin(), kinds.end(), [&](const Kind& k) {
+          return k.first == first && k.last == last && k.dense == dense && k.moe == moe;
+        });
+        if (it == kinds.end()) {
+          kinds.push_back({first, last, dense, moe, forward_block(lk, dense, first, last, x.issue_s, x.shard, moe),
+                           backward_block(lk, dense, first, last, x.issue_s, x.shard, moe)});
+          it = kinds.end() - 1;
+        }
+        in.fwd[s * V + c] = it->fwd;
+        in.bwd[s * V + c] = it->bwd;
+      }
+    }
+  }
+  for (int s = 0; s < P && !is_moe(m); ++s) {
     const int layers = stage_layers(m, p, s);
     const int more = layers > fewest_layers ? 1 : 0;
     for (int c = 0; c < V; ++c) {
@@ -418,7 +484,7 @@ void pipeline_input(const Setting& x, const LayerKernels& lk, bool record, Pipel
   const double slice = act_bytes / p.tp;
   const double regather = (p.sequence_parallel || p.tp == 1)
                               ? 0.0
-                              : collective_s(x.prof, x.fabric, x.tp_group, CollectiveKind::all_gather, act_bytes);
+                              : collective_s(x.prof, x.fabric, x.groups.tp, CollectiveKind::all_gather, act_bytes);
   in.send_fwd_s.assign(P, 0.0);
   in.send_bwd_s.assign(P, 0.0);
   // Across nodes, neighbouring stages lie a stage's ranks apart (at least a node).
@@ -477,10 +543,21 @@ StageTails after_pipeline(const Setting& x, const PipelineOutcome& po, const std
   t.gather_s.resize(P);
   std::vector<int> order;  // chunks by the end of their last backward
   const bool sharded = x.shard.on;  // gradients reduced layer by layer in every backward
+  // A mixture of experts: the routed experts' gradients are reduced over the expert data-parallel
+  // group (tp x dp / (etp x ep) GPUs), after the rest's over the data-parallel one.
+  const std::vector<double> experts = stage_expert_parameters(m, p);
+  const int edp = expert_dp(m, p);
+  const GroupShape edp_group = expert_dp_group(m, p, x.ranks, x.gpn);
+  const int expert_zero = edp > 1 ? zero : 0;
+  const CollectiveKind expert_kind = expert_zero >= 1 && !p.zero_all_reduce ? CollectiveKind::reduce_scatter
+                                                                             : CollectiveKind::all_reduce;
   for (int s = 0; s < P; ++s) {
     const StageOutcome& st = po.stages[s];
-    const double bytes = local_params[s] * grad_bytes;
-    const double full_s = sharded ? 0.0 : collective_s(prof, x.fabric, dp_group, reduce_kind, bytes);
+    const double bytes = (local_params[s] - experts[s]) * grad_bytes;
+    const double expert_bytes = experts[s] * grad_bytes;
+    const double expert_s = collective_s(prof, x.fabric, edp_group, expert_kind, expert_bytes);
+    details.expert_reduce_s = std::max(details.expert_reduce_s, expert_s);
+    const double full_s = (sharded ? 0.0 : collective_s(prof, x.fabric, dp_group, reduce_kind, bytes)) + expert_s;
     details.dp_reduce_s = std::max(details.dp_reduce_s, full_s);
     double end = st.compute_end + full_s;
     const double tied_s = tied_split && (s == 0 || s == P - 1) ? emb_s : 0.0;
@@ -498,6 +575,14 @@ StageTails after_pipeline(const Setting& x, const PipelineOutcome& po, const std
       double comm = 0;
       for (int c : order)
         comm = bucketed_reduction_end(comm, st.last_bwd_start[c], st.last_bwd_end[c], buckets, bucket_s, last_s);
+      if (expert_bytes > 0) {
+        // The experts' buckets follow on the same stream, filled during the same backward.
+        const Buckets eb = gradient_buckets(expert_bytes / V, edp, grad_bytes);
+        const double eb_s = collective_s(prof, x.fabric, edp_group, expert_kind, eb.bytes);
+        const double el_s = collective_s(prof, x.fabric, edp_group, expert_kind, eb.last_bytes);
+        for (int c : order)
+          comm = bucketed_reduction_end(comm, st.last_bwd_start[c], st.last_bwd_end[c], eb, eb_s, el_s);
+      }
       end = std::max(st.compute_end, comm);
     }
     t.dp_end[s] = end;
@@ -505,14 +590,18 @@ StageTails after_pipeline(const Setting& x, const PipelineOutcome& po, const std
     t.reduce_end[s] = end;
     t.sync = std::max(t.sync, end);
     const double shard = zero >= 1 ? shard_size(p) : 1.0;
-    t.opt_s[s] = local_params[s] / shard * prof.optimizer_bytes_per_param / hbm +
+    t.opt_s[s] = (experts[s] > 0 ? (local_params[s] - experts[s]) / shard + experts[s] / (expert_zero >= 1 ? edp : 1)
+                                 : local_params[s] / shard) *
+                     prof.optimizer_bytes_per_param / hbm +
                  8.0 * prof.kernel_overhead_us * 1e-6;
     // FP8: the updated linear weights cast to FP8 and FP8 transposed once an iteration (2 + 1 + 1 B)
     if (p.precision == Precision::fp8) t.opt_s[s] += stage_linear_weights(m, p, s) * (kHalfBytes + 2.0) / hbm;
     // ZeRO-1 and -2 all-gather the updated 16-bit weights; ZeRO-3 keeps them sharded until used.
     t.gather_s[s] = zero >= 1 && !sharded ? collective_s(prof, x.fabric, dp_group, CollectiveKind::all_gather,
-                                                                 local_params[s] * kHalfBytes)
+                                                                 (local_params[s] - experts[s]) * kHalfBytes)
                                                   : 0.0;
+    if (expert_zero >= 1 && experts[s] > 0)
+      t.gather_s[s] += collective_s(prof, x.fabric, edp_group, CollectiveKind::all_gather, experts[s] * kHalfBytes);
     details.optimizer_step_s = std::max(details.optimizer_step_s, t.opt_s[s]);
   }
   return t;
@@ -557,9 +646,19 @@ void utilization(const Setting& x, const LayerKernels& lk, SimResult& r) {
   const double layer_model = sum_model_flops(lk.layer_fwd) + sum_model_flops(lk.layer_bwd);
   const double edge_model = sum_model_flops(lk.embed_fwd) + sum_model_flops(lk.embed_bwd) +
                             sum_model_flops(lk.head_fwd) + sum_model_flops(lk.head_bwd);
-  r.model_flops_per_iteration = replicas_per_iter * (m.layers * layer_model + edge_model);
-  r.hardware_flops_per_iteration =
-      r.model_flops_per_iteration + replicas_per_iter * m.layers * sum_model_flops(lk.layer_recompute);
+  if (!is_moe(m)) {
+    r.model_flops_per_iteration = replicas_per_iter * (m.layers * layer_model + edge_model);
+    r.hardware_flops_per_iteration =
+        r.model_flops_per_iteration + replicas_per_iter * m.layers * sum_model_flops(lk.layer_recompute);
+  } else {
+    // A MoE layer counts the experts a token passes through (active parameters), at the mean load.
+    const double moe = moe_layers_in(m, 0, m.layers), dense = m.layers - moe;
+    const double moe_model = sum_model_flops(lk.moe_fwd) + sum_model_flops(lk.moe_bwd);
+    r.model_flops_per_iteration = replicas_per_iter * (dense * layer_model + moe * moe_model + edge_model);
+    r.hardware_flops_per_iteration =
+        r.model_flops_per_iteration + replicas_per_iter * (dense * sum_model_flops(lk.layer_recompute) +
+                                                           moe * sum_model_flops(lk.moe_recompute));
+  }
   const int num_gpus = r.config.cluster.num_gpus;
   // Utilization of the plan's own tensor-core peak: the FP8 one for an fp8 plan, whose linear
   // layers run at it (its attention and logits stay 16-bit, so it cannot reach 100%).
@@ -672,7 +771,7 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
                   micro_batches_per_iteration(p),
                   cl.gpus_per_node,
                   ranks,
-                  group_shape(p.tp, 1, ranks, cl.gpus_per_node),
+                  plan_groups(config.model, p, ranks, cl.gpus_per_node),
                   HostCost{prof->host_issue_us * 1e-6, prof->host_issue_backward_us * 1e-6, prof->host_layer_us * 1e-6,
                            prof->collective_sync_us * 1e-6 * expected_max_normal(p.tp),
                            prof->host_microbatch_us * 1e-6, p.launch_blocking},
@@ -684,16 +783,30 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
 
   // Kernels of one micro-batch, timed once: every layer of the plan has the same shapes.
   LayerKernels own_kernels;
-  const LayerKernels& lk = timed_kernels(config, *prof, x.fabric, x.tp_group, scratch, own_kernels);
+  const LayerKernels& lk = timed_kernels(config, *prof, x.fabric, x.groups, scratch, own_kernels);
   r.details.layer_forward_s = sum_time(lk.layer_fwd);
   r.details.layer_backward_s = sum_time(lk.layer_bwd);
   r.details.layer_recompute_s = sum_time(lk.layer_recompute);
-  r.details.tp_nodes = x.tp_group.nodes;
+  r.details.tp_nodes = x.groups.tp.nodes;
+  if (is_moe(config.model)) {
+    r.details.moe = true;
+    r.details.moe_layer_forward_s = sum_time(lk.moe_fwd);
+    r.details.moe_layer_backward_s = sum_time(lk.moe_bwd);
+    r.details.moe_dispatch_bytes = lk.dispatch_bytes;
+    for (const auto* list : {&lk.moe_fwd, &lk.moe_bwd})
+      for (const Kernel& k : *list)
+        if (k.kind == KernelKind::collective && k.group == CommGroup::ep) r.details.moe_all_to_all_s += k.time_s;
+    r.details.moe_expert_tokens = lk.expert_rows;
+    r.details.moe_load_imbalance = lk.load_imbalance;
+    r.details.ep_nodes = x.groups.ep.nodes;
+    r.details.edp = expert_dp(config.model, p);
+  }
   note_settings(x.m, p, r);
-  if (config.output.operators) r.operators = operator_times(lk);
-  if (x.tp_group.nodes > 1)
+  if (config.output.operators)
+    r.operators = operator_times(lk, moe_layers_in(config.model, 0, config.model.layers) < config.model.layers);
+  if (x.groups.tp.nodes > 1)
     r.warnings.push_back({WarningCode::tp_across_nodes, "/plan/tp",
-                          "a tensor-parallel group spans " + std::to_string(x.tp_group.nodes) +
+                          "a tensor-parallel group spans " + std::to_string(x.groups.tp.nodes) +
                               " nodes: its collectives cross the network"});
 
   // The pipeline, then what follows each stage's last backward.

@@ -6,6 +6,7 @@
 
 #include "model/fields.hpp"
 #include "model/sections.hpp"
+#include "vtrain/model.hpp"
 
 namespace vtrain {
 
@@ -81,6 +82,44 @@ Outcome<SimConfig> parse_sim_config(const json& j) {
   return c;
 }
 
+// The expert layers' plan (docs/moe.md). Megatron-Core regroups each pipeline stage's tp x dp GPUs
+// (x cp, where context parallelism is used) as etp x ep x edp for the expert layers: the world size
+// over pp must be divisible by etp x ep.
+static void check_expert_plan(const ModelConfig& m, const PlanConfig& p, Diagnostics& e) {
+  auto add = [&](const char* code, const char* pointer, const std::string& rule) {
+    e.push_back(make_diagnostic(code, pointer, rule));
+  };
+  if (!is_moe(m)) {
+    if (p.ep > 1) add("range", "/plan/ep", "must be 1 for a dense model: expert parallelism splits the experts of /model/moe, which it has none of");
+    if (p.etp > 0 && p.etp != p.tp)
+      add("range", "/plan/etp", "must be 0 (or /plan/tp) for a dense model: it has no expert layers (/model/moe)");
+    return;
+  }
+  const MoeConfig& x = m.moe;
+  const long long etp = expert_tp(p);
+  if (x.experts % p.ep != 0)
+    add("divisibility", "/plan/ep",
+        "must divide /model/moe/experts (" + std::to_string(x.experts) + "): each expert-parallel rank holds experts / ep of them");
+  const long long stage_gpus = static_cast<long long>(p.tp) * p.dp;
+  if (stage_gpus % (etp * p.ep) != 0)
+    add("divisibility", "/plan/ep",
+        "times the expert tensor-parallel degree (/plan/etp, or /plan/tp: " + std::to_string(etp) +
+            ") must divide /plan/tp x /plan/dp (" + std::to_string(stage_gpus) +
+            "): Megatron-Core carves the expert layers' etp x ep x edp grid out of each pipeline stage's GPUs");
+  if (x.expert_ffn_hidden % etp != 0)
+    add("divisibility", p.etp > 0 ? "/plan/etp" : "/plan/tp",
+        std::string(p.etp > 0 ? "" : "(the expert tensor-parallel degree when /plan/etp is 0) ") +
+            "must divide /model/moe/expert_ffn_hidden (" + std::to_string(x.expert_ffn_hidden) + ")");
+  if (x.shared_experts > 0 && static_cast<long long>(shared_expert_width(m)) % p.tp != 0)
+    add("divisibility", "/plan/tp",
+        "must divide the shared experts' width (/model/moe/shared_experts x their width: " +
+            detail::describe_number(shared_expert_width(m)) + "): they are split as the dense layers' MLP is");
+  if (p.zero_stage == 3)
+    add("range", "/plan/zero_stage",
+        "must be at most 2 with a mixture of experts: sharded parameters (3) are not modelled for expert layers; "
+        "Megatron-Core trains them with its distributed optimizer (1)");
+}
+
 Diagnostics check_sim_config(const SimConfig& c) {
   Diagnostics e = check_model(c.model);
   auto add = [&](const char* code, const char* pointer, const std::string& rule) {
@@ -94,9 +133,12 @@ Diagnostics check_sim_config(const SimConfig& c) {
     add("divisibility", "/plan/tp",
         "must divide /model/kv_heads (" + std::to_string(m.kv_heads) +
             ") or be a multiple of it (each rank then holds a copy of one key/value head, as Megatron-LM replicates them)");
-  if (m.ffn_hidden % p.tp != 0)
+  // A model whose layers are all MoE layers has no dense MLP to split.
+  const bool dense_layers = !is_moe(m) || m.moe.first_dense_layers > 0 || m.moe.layer_frequency > 1;
+  if (dense_layers && m.ffn_hidden % p.tp != 0)
     add("divisibility", "/plan/tp",
         "must divide /model/ffn_hidden (" + std::to_string(m.ffn_hidden) + ")");
+  check_expert_plan(m, p, e);
   // Stages may hold unequal numbers of layers (see stage_layers); interleaved chunks may not.
   const long long chunks = static_cast<long long>(p.pp) * p.virtual_stages;
   if (p.pp > m.layers)

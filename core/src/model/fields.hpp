@@ -47,6 +47,20 @@ void model_fields(V& v, M& m) {
   v.field("vocab_pad_multiple", m.vocab_pad_multiple, IntBounds{1, limits::vocab_pad_multiple});
 }
 
+// /model/moe's members (present only for a mixture-of-experts model).
+template <class V, class M>
+void moe_fields(V& v, M& e) {
+  v.field("experts", e.experts, IntBounds{1, limits::experts});
+  v.field("experts_per_token", e.experts_per_token, IntBounds{1, limits::experts});
+  v.field("expert_ffn_hidden", e.expert_ffn_hidden, IntBounds{1, limits::ffn_hidden});
+  v.field("shared_experts", e.shared_experts, IntBounds{0, limits::experts});
+  v.field("shared_expert_ffn_hidden", e.shared_expert_ffn_hidden, IntBounds{0, limits::ffn_hidden});
+  v.field("first_dense_layers", e.first_dense_layers, IntBounds{0, limits::layers});
+  v.field("layer_frequency", e.layer_frequency, IntBounds{1, limits::layers});
+  v.field("router", e.router);
+  v.field("capacity_factor", e.capacity_factor, RealBounds{0.0, limits::capacity_factor});
+}
+
 template <class V, class C>
 void cluster_fields(V& v, C& c) {
   v.field("gpu", c.gpu);
@@ -93,6 +107,9 @@ void plan_fields(V& v, P& p) {
   v.field("reshard_after_forward", p.reshard_after_forward);
   v.field("recompute_gather", p.recompute_gather);
   v.field("shard_flat_ring", p.shard_flat_ring);
+  v.field("ep", p.ep, IntBounds{1, limits::experts});
+  v.field("etp", p.etp, IntBounds{0, limits::tp});
+  v.field("grad_reduce_fp32", p.grad_reduce_fp32);
 }
 
 template <class V, class T>

@@ -52,6 +52,38 @@ ModelConfig llama_model(std::string name, int layers, int hidden, int heads, int
   return m;
 }
 
+namespace {
+
+// One MLP of width `f` (its biases with `bias`): 2 or 3 weight matrices.
+double mlp_parameters(const ModelConfig& m, double f) {
+  const double h = m.hidden;
+  double mlp = (m.mlp == Mlp::swiglu ? 3.0 : 2.0) * h * f;
+  if (m.bias) mlp += (m.mlp == Mlp::swiglu ? 2.0 * f : f) + h;
+  return mlp;
+}
+
+}  // namespace
+
+bool is_moe_layer(const ModelConfig& m, int layer) {
+  if (!is_moe(m) || layer < m.moe.first_dense_layers) return false;
+  return (layer - m.moe.first_dense_layers) % m.moe.layer_frequency == 0;
+}
+
+int moe_layers_in(const ModelConfig& m, int first, int count) {
+  if (!is_moe(m) || count <= 0) return 0;
+  // Layers i >= F with (i - F) % N == 0, in [first, first + count).
+  const long long F = m.moe.first_dense_layers, N = m.moe.layer_frequency;
+  const auto upto = [&](long long end) {  // MoE layers in [0, end)
+    return end <= F ? 0LL : (end - F + N - 1) / N;
+  };
+  return static_cast<int>(upto(static_cast<long long>(first) + count) - upto(first));
+}
+
+double shared_expert_width(const ModelConfig& m) {
+  const int f = m.moe.shared_expert_ffn_hidden > 0 ? m.moe.shared_expert_ffn_hidden : m.moe.expert_ffn_hidden;
+  return static_cast<double>(m.moe.shared_experts) * f;
+}
+
 ParameterCounts count_parameters(const ModelConfig& m) {
   const double h = m.hidden;
   const double d = static_cast<double>(m.hidden) / m.heads;
@@ -61,17 +93,28 @@ ParameterCounts count_parameters(const ModelConfig& m) {
   const double norm = m.norm == Norm::layernorm && m.bias ? 2 * h : h;
   ParameterCounts c;
   double attention = h * (q + kv) + q * h;
-  double mlp = (m.mlp == Mlp::swiglu ? 3.0 : 2.0) * h * f;
-  if (m.bias) {
-    attention += q + kv + h;
-    mlp += (m.mlp == Mlp::swiglu ? 2.0 * f : f) + h;
-  }
-  c.per_layer = attention + mlp + 2 * norm;
+  if (m.bias) attention += q + kv + h;
+  c.per_layer = attention + mlp_parameters(m, f) + 2 * norm;
   c.embedding = static_cast<double>(m.vocab) * h;
   c.position = m.position == PositionEmbedding::learned ? static_cast<double>(m.seq_len) * h : 0.0;
   c.final_norm = norm;
   c.output = m.tied_embeddings ? 0.0 : static_cast<double>(m.vocab) * h;
-  c.total = m.layers * c.per_layer + c.embedding + c.position + c.final_norm + c.output;
+  const double edges = c.embedding + c.position + c.final_norm + c.output;
+  if (!is_moe(m)) {
+    c.total = m.layers * c.per_layer + edges;
+    c.active = c.total;
+    return c;
+  }
+  const MoeConfig& e = m.moe;
+  c.moe_layers = moe_layers_in(m, 0, m.layers);
+  c.router = h * e.experts;  // the router's linear layer (no bias); sigmoid routing adds a bias per expert
+  if (e.router == Router::sigmoid) c.router += e.experts;
+  c.expert = mlp_parameters(m, e.expert_ffn_hidden);
+  c.shared_expert = e.shared_experts > 0 ? mlp_parameters(m, shared_expert_width(m)) : 0.0;
+  c.per_moe_layer = attention + 2 * norm + c.router + e.experts * c.expert + c.shared_expert;
+  const double dense_layers = m.layers - c.moe_layers;
+  c.total = dense_layers * c.per_layer + c.moe_layers * c.per_moe_layer + edges;
+  c.active = c.total - c.moe_layers * (e.experts - e.experts_per_token) * c.expert;
   return c;
 }
 
@@ -119,6 +162,25 @@ std::vector<ModelPreset> build_presets() {
                70553706496.0});
   p.push_back({llama_model("llama3.1-405b", 126, 16384, 128, 8, 53248, 128256, 8192), "Llama 3.1 405B",
                llama3, 405853388800.0});
+  // Mixtral (Jiang et al. 2024, Mixtral of Experts, arXiv 2401.04088, Table 1; Mistral AI's
+  // announcement of Mixtral 8x22B): Mistral 7B's layout with every MLP replaced by eight SwiGLU
+  // experts, two of them per token, softmax routing, no capacity limit.
+  const auto mixtral = [](std::string name, int layers, int hidden, int heads, int ffn, int vocab, int seq) {
+    ModelConfig m = llama_model(std::move(name), layers, hidden, heads, 8, ffn, vocab, seq);
+    m.moe.experts = 8;
+    m.moe.experts_per_token = 2;
+    m.moe.expert_ffn_hidden = ffn;
+    return m;
+  };
+  p.push_back({mixtral("mixtral-8x7b", 32, 4096, 32, 14336, 32000, 4096), "Mixtral 8x7B (46.7B, 12.9B active)",
+               "Jiang et al. 2024, Mixtral of Experts, arXiv 2401.04088, Table 1 and section 2 (46.7B parameters, "
+               "12.9B active per token); sequence 4096 as NVIDIA's NeMo recipes train it",
+               46.7e9, 12.9e9});
+  p.push_back({mixtral("mixtral-8x22b", 56, 6144, 48, 16384, 32000, 4096), "Mixtral 8x22B (141B, 39B active)",
+               "Mistral AI 2024, Cheaper, Better, Faster, Stronger (Mixtral 8x22B: 141B parameters, 39B active); "
+               "shape of the released config.json (56 layers, hidden 6144, 48 heads, 8 key/value heads, expert "
+               "width 16384, vocabulary 32000)",
+               141e9, 39e9});
   return p;
 }
 
@@ -153,6 +215,19 @@ void read_model(const json* j, ModelConfig& m, Diagnostics& errors) {
     } else {
       r.fail("unknown_preset", r.at("preset"),
              "unknown model preset \"" + preset->get<std::string>() + "\"");
+    }
+  }
+  // /model/moe: an object of expert fields over the preset's (or a dense model's), or null: dense.
+  if (const json* moe = r.child("moe")) {
+    if (moe->is_null()) {
+      m.moe = MoeConfig{};
+    } else {
+      const bool had_moe = is_moe(m);
+      read_section(moe, "/model/moe", m.moe, errors, [](auto& v, auto& s) { moe_fields(v, s); });
+      if (moe->is_object() && !had_moe)
+        for (const char* k : {"experts", "experts_per_token", "expert_ffn_hidden"})
+          if (!moe->contains(k))
+            errors.push_back(make_diagnostic("missing", join_pointer("/model/moe", k), "is required for a mixture of experts"));
     }
   }
   const bool ffn_given = r.has("ffn_hidden");
@@ -190,11 +265,24 @@ Diagnostics check_model(const ModelConfig& m) {
   else if (m.heads % m.kv_heads != 0)
     e.push_back(make_diagnostic("divisibility", "/model/kv_heads",
                                 "must divide /model/heads (" + std::to_string(m.heads) + ")"));
+  if (is_moe(m)) {
+    const MoeConfig& x = m.moe;
+    if (x.experts_per_token > x.experts)
+      e.push_back(make_diagnostic("range", "/model/moe/experts_per_token",
+                                  "must be at most /model/moe/experts (" + std::to_string(x.experts) +
+                                      "): a token passes through distinct experts"));
+    if (x.first_dense_layers >= m.layers)
+      e.push_back(make_diagnostic("range", "/model/moe/first_dense_layers",
+                                  "must be less than /model/layers (" + std::to_string(m.layers) +
+                                      "): a mixture of experts needs at least one MoE layer"));
+  }
   return e;
 }
 
 json to_json(const ModelConfig& m) {
-  return detail::section_json(m, [](auto& v, const auto& s) { detail::model_fields(v, s); });
+  json j = detail::section_json(m, [](auto& v, const auto& s) { detail::model_fields(v, s); });
+  if (is_moe(m)) j["moe"] = detail::section_json(m.moe, [](auto& v, const auto& s) { detail::moe_fields(v, s); });
+  return j;
 }
 
 }  // namespace vtrain

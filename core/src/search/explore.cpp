@@ -416,6 +416,24 @@ struct SpaceWalk {
       if (group == 0 || (z == 3 && group <= dp && dp % group == 0)) out.push_back(group);
     return out;
   }
+  // The expert-parallel degrees (ep, etp) a plan of tp x dp GPUs is tried with: a mixture of
+  // experts' ep dividing its experts, etp x ep dividing tp x dp (Megatron-Core's rule); (1, 0)
+  // for a dense model.
+  std::vector<std::pair<int, int>> experts_for(int tp, int dp) const {
+    const ModelConfig& m = request.config.model;
+    if (!is_moe(m)) return {{1, 0}};
+    std::vector<std::pair<int, int>> out;
+    const std::vector<int> eps = or_default(request.options.ep, divisors(m.moe.experts));
+    const std::vector<int> etps = or_default(request.options.etp, {0});
+    const long long gpus = static_cast<long long>(tp) * dp;
+    for (int etp : etps) {
+      const long long et = etp > 0 ? etp : tp;
+      if (m.moe.expert_ffn_hidden % et != 0) continue;
+      for (int ep : eps)
+        if (m.moe.experts % ep == 0 && gpus % (et * ep) == 0) out.emplace_back(ep, etp);
+    }
+    return out;
+  }
   // The plans a combination of (pp, virtual stages, dp) stands for, when a rule rules it out.
   long long plans_of(int dp) const { return static_cast<long long>(recs.size()) * (dp > 1 ? zero_stages : 1); }
 
@@ -484,7 +502,8 @@ Diagnostics count_plans(const SpaceWalk& space) {
     if (m.heads % tp != 0 || m.kv_heads % tp != 0 || m.ffn_hidden % tp != 0) return true;
     long long per_recompute = 0;
     for (int z : space.zeros_for(dp)) per_recompute += static_cast<long long>(space.groups_for(z, dp).size());
-    plans += static_cast<long long>(space.recs.size()) * per_recompute;
+    plans += static_cast<long long>(space.recs.size()) * per_recompute *
+             static_cast<long long>(space.experts_for(tp, dp).size());
     over = plans > o.max_plans;
     return !over;
   });
@@ -519,9 +538,11 @@ Outcome<Space> enumerate_plans(const ExploreRequest& request) {
     u.pp = pp;
     u.virtual_stages = v;
     u.micro_batches = M;
+    const std::vector<std::pair<int, int>> expert_degrees = walk.experts_for(tp, dp);
     for (Recompute rc : walk.recs) {
       for (int z : walk.zeros_for(dp)) {
        for (int group : walk.groups_for(z, dp)) {
+        for (const auto& [ep, etp] : expert_degrees) {
         PlanEstimate e;
         e.plan = base;
         e.plan.tp = tp;
@@ -533,6 +554,8 @@ Outcome<Space> enumerate_plans(const ExploreRequest& request) {
         e.plan.sequence_parallel = sp;
         e.plan.zero_stage = z;
         e.plan.shard_group = group;
+        e.plan.ep = ep;
+        e.plan.etp = etp;
         e.num_gpus = gpus_or_past_limit(e.plan);
         e.within_gpu_limit = e.num_gpus <= max_gpus;
         candidate.plan = e.plan;
@@ -542,6 +565,7 @@ Outcome<Space> enumerate_plans(const ExploreRequest& request) {
           continue;
         }
         plans.push_back(e);
+        }
        }
       }
     }

@@ -24,6 +24,8 @@ void explore_option_fields(V& v, O& o) {
   v.list("sequence_parallel", o.sequence_parallel);
   v.list("zero_stage", o.zero_stage, IntBounds{0, 3});
   v.list("shard_group", o.shard_group, IntBounds{0, limits::dp});
+  v.list("ep", o.ep, IntBounds{1, limits::experts});
+  v.list("etp", o.etp, IntBounds{0, limits::tp});
   v.field("objective", o.objective);
   v.field("deadline_days", o.deadline_days, RealBounds{0.0, limits::deadline_days, true});
   v.field("simulate_unfit", o.simulate_unfit);
