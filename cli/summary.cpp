@@ -112,6 +112,7 @@ std::string summary(const SimResult& r) {
       {"backward", b.backward},
       {"recompute", b.recompute},
       {"tp comm (exposed)", b.tp_comm_exposed},
+      {"cp comm (exposed)", b.cp_comm_exposed},
       {"pp comm (exposed)", b.pp_comm_exposed},
       {"dp comm (exposed)", b.dp_comm_exposed},
       {"embedding comm", b.embedding_comm_exposed},

@@ -36,6 +36,10 @@ struct ParameterCounts {
   double total = 0;            // whole model (count)
 };
 
+// The linear weights of one layer's attention (count): the q, k, v and output projections, or
+// multi-head latent attention's down- and up-projections and its output projection.
+double attention_weights(const ModelConfig& m);
+
 // Counts with the model's own vocabulary (no padding), as papers state them.
 ParameterCounts count_parameters(const ModelConfig& m);
 

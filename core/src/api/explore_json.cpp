@@ -35,6 +35,7 @@ json to_json(const PlanEstimate& e) {
          {"feasible", e.feasible()},
          {"pareto", e.pareto}};
   if (p.shard_group != 0) j["shard_group"] = p.shard_group;
+  if (p.cp != 1) j["cp"] = p.cp;  // context parallelism, where the plan has it
   if (e.simulated) {
     j["iteration_time_s"] = e.iteration_time_s;
     j["training_days"] = e.training_days;

@@ -177,7 +177,10 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
     } else {
       char* stop = nullptr;
       const long long v = std::strtoll(s.c_str(), &stop, 10);
-      const int most = name == "vocabulary" ? limits::vocab : name == "shard group" ? limits::dp : limits::virtual_stages;
+      const int most = name == "vocabulary"            ? limits::vocab
+                       : name == "shard group"         ? limits::dp
+                       : name == "context parallelism" ? limits::cp
+                                                       : limits::virtual_stages;
       if (s.empty() || stop != s.c_str() + s.size() || v < 1 || v > most) {
         errors.push_back(make_diagnostic("value", pointer,
                                          "must be a whole number from 1 to " + std::to_string(most) + ", got \"" + s + "\""));
@@ -186,6 +189,8 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
         r.vocab = static_cast<int>(v);
       } else if (name == "shard group") {
         r.shard_group = static_cast<int>(v);
+      } else if (name == "context parallelism") {
+        r.cp = static_cast<int>(v);
       } else {
         r.virtual_stages = static_cast<int>(v);
       }
@@ -203,7 +208,8 @@ const std::vector<std::string>& measurement_setting_columns() {
                                                  "data-parallel overlap", "gradient accumulation fusion",
                                                  "ZeRO stage", "ZeRO gradient all-reduce", "launch blocking",
                                                  "position embedding", "shard group", "reshard after forward",
-                                                 "recompute gather", "attention", "flat ring", "GPU", "model"};
+                                                 "recompute gather", "attention", "flat ring", "GPU", "model",
+                                                 "context parallelism"};
   return names;
 }
 
@@ -394,6 +400,7 @@ SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
   degrees.tp = run.tp;
   degrees.pp = run.pp;
   degrees.dp = run.dp;
+  degrees.cp = run.cp;
   c.cluster.num_gpus = static_cast<int>(std::min<long long>(plan_gpus(degrees), limits::num_gpus + 1LL));
   c.cluster.gpus_per_node = setup.gpus_per_node;
   c.cluster.intra_node_GBps = setup.intra_node_GBps;
@@ -402,6 +409,7 @@ SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
   p.tp = run.tp;
   p.pp = run.pp;
   p.dp = run.dp;
+  p.cp = run.cp;
   p.micro_batch = run.micro_batch;
   p.global_batch = run.global_batch;
   p.recompute = run.has_recompute ? run.recompute : setup.recompute;
@@ -437,9 +445,11 @@ Outcome<ValidationReport> validate_runs(const std::vector<MeasuredRun>& runs, co
     degrees.tp = run.tp;
     degrees.pp = run.pp;
     degrees.dp = run.dp;
+    degrees.cp = run.cp;
     if (plan_gpus(degrees) != run.num_gpus) {
       errors.push_back(make_diagnostic("product", where + "/# GPUs",
-                                       "must equal tensor x data x pipeline parallelism (" +
+                                       std::string(run.cp > 1 ? "must equal tensor x context x data x pipeline parallelism ("
+                                                              : "must equal tensor x data x pipeline parallelism (") +
                                            std::to_string(plan_gpus(degrees)) + ")"));
       continue;
     }

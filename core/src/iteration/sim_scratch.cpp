@@ -30,10 +30,11 @@ PlanConfig kernel_key(const PlanConfig& p) {
 }  // namespace
 
 const LayerKernels& timed_kernels(const SimConfig& config, const Profile& prof, const Fabric& fabric,
-                                  const GroupShape& tp_group, SimScratch* scratch, LayerKernels& own) {
+                                  const GroupShape& tp_group, const RingPlace& ring, SimScratch* scratch,
+                                  LayerKernels& own) {
   if (!scratch) {
     own = build_kernels(config.model, config.plan);
-    time_kernels(own, prof, fabric, tp_group);
+    time_kernels(own, prof, fabric, tp_group, ring);
     return own;
   }
   if (scratch->profile != &prof || !(scratch->model == config.model) || !(scratch->cluster == config.cluster)) {
@@ -51,7 +52,7 @@ const LayerKernels& timed_kernels(const SimConfig& config, const Profile& prof, 
     }
   }
   SimScratch::KernelEntry e{key, build_kernels(config.model, config.plan)};
-  time_kernels(e.kernels, prof, fabric, tp_group);
+  time_kernels(e.kernels, prof, fabric, tp_group, ring);
   if (entries.size() >= scratch->kernel_capacity) entries.pop_back();
   entries.insert(entries.begin(), std::move(e));
   return entries[0].kernels;
