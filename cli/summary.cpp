@@ -60,8 +60,8 @@ std::string summary(const SimResult& r) {
   };
   add("%s, %s parameters, on %d x %s\n", c.model.name.c_str(), format_number(r.parameters.total).c_str(),
       c.cluster.num_gpus, c.cluster.gpu.c_str());
-  add("plan: tp %d, pp %d, dp %d, micro-batch %d, global batch %d (%d micro-batch%s), recompute %s%s%s\n",
-      p.tp, p.pp, p.dp, p.micro_batch, p.global_batch, r.micro_batches, r.micro_batches == 1 ? "" : "es", to_string(p.recompute),
+  add("plan: tp %d%s, pp %d, dp %d, micro-batch %d, global batch %d (%d micro-batch%s), recompute %s%s%s\n",
+      p.tp, p.cp > 1 ? (", cp " + std::to_string(p.cp)).c_str() : "", p.pp, p.dp, p.micro_batch, p.global_batch, r.micro_batches, r.micro_batches == 1 ? "" : "es", to_string(p.recompute),
       p.virtual_stages > 1 ? (", " + std::to_string(p.virtual_stages) + " virtual stages").c_str() : "",
       p.sequence_parallel ? ", sequence parallel" : "");
   if (r.details.moe) {
@@ -121,6 +121,7 @@ std::string summary(const SimResult& r) {
       {"backward", b.backward},
       {"recompute", b.recompute},
       {"tp comm (exposed)", b.tp_comm_exposed},
+      {"cp comm (exposed)", b.cp_comm_exposed},
       {"pp comm (exposed)", b.pp_comm_exposed},
       {"dp comm (exposed)", b.dp_comm_exposed},
       {"embedding comm", b.embedding_comm_exposed},

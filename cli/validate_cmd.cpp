@@ -237,6 +237,7 @@ int run_validate(const Args& args) {
         if (m.params_billion > 0) j["params_billion"] = m.params_billion;
         if (m.vocab > 0) j["vocab"] = m.vocab;
         if (m.virtual_stages > 1) j["virtual_stages"] = m.virtual_stages;
+        if (m.cp > 1) j["cp"] = m.cp;
         if (m.has_recompute) j["recompute"] = to_string(m.recompute);
         if (m.sequence_parallel) j["sequence_parallel"] = true;
         if (m.inter_node_Gbps > 0) j["inter_node_Gbps"] = m.inter_node_Gbps;
@@ -325,6 +326,7 @@ int run_validate(const Args& args) {
         if (m.grad_accumulation_fusion == 0) s += " unfused-acc";
         if (m.has_precision) s += std::string(" ") + to_string(m.precision);
         if (m.virtual_stages > 1) s += " v" + std::to_string(m.virtual_stages);
+        if (m.cp > 1) s += " cp" + std::to_string(m.cp);
         if (m.zero_stage >= 0) s += " zero" + std::to_string(m.zero_stage);
         if (m.zero_all_reduce) s += " zero-all-reduce";
         if (m.launch_blocking) s += " blocking";

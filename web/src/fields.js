@@ -14,7 +14,7 @@ const SHORT = {
   '/model/layers': 'layers', '/model/hidden': 'hidden size', '/model/heads': 'heads', '/model/kv_heads': 'KV heads',
   '/model/ffn_hidden': 'FFN hidden size', '/model/seq_len': 'sequence length', '/model/vocab': 'vocabulary',
   '/cluster/num_gpus': 'GPUs', '/cluster/gpus_per_node': 'GPUs per node', '/plan/tp': 'tp', '/plan/pp': 'pp',
-  '/plan/dp': 'dp', '/plan/micro_batch': 'micro-batch', '/plan/global_batch': 'global batch',
+  '/plan/dp': 'dp', '/plan/cp': 'cp', '/plan/micro_batch': 'micro-batch', '/plan/global_batch': 'global batch',
   '/plan/virtual_stages': 'virtual stages', '/training/tokens': 'training tokens',
 };
 
@@ -43,6 +43,7 @@ export const FIELDS = [
   { section: 'model', key: 'norm', wide: true, label: 'Normalization', kind: 'select', advanced: true },
   { section: 'model', key: 'position', wide: true, label: 'Position embedding', kind: 'select', advanced: true },
   { section: 'model', key: 'bias', label: 'Biases', kind: 'bool', advanced: true },
+  { section: 'model', key: 'head_dim', wide: true, label: 'Head width', kind: 'int', unit: 'elements', advanced: true, help: '0: hidden / heads' },
   { section: 'model', key: 'vocab_pad_multiple', wide: true, label: 'Vocabulary padding', kind: 'int', advanced: true, help: 'padded to a multiple of this × tp' },
 
   { section: 'cluster', key: 'gpu', wide: true, label: 'GPU', kind: 'select' },
@@ -55,6 +56,7 @@ export const FIELDS = [
   { section: 'plan', key: 'tp', term: 'tp', label: 'Tensor parallel (tp)', kind: 'int' },
   { section: 'plan', key: 'pp', term: 'pp', label: 'Pipeline parallel (pp)', kind: 'int' },
   { section: 'plan', key: 'dp', term: 'dp', label: 'Data parallel (dp)', kind: 'int' },
+  { section: 'plan', key: 'cp', label: 'Context parallel (cp)', kind: 'int', advanced: true, help: 'each sequence split over cp GPUs (long sequences); GPUs = tp × cp × pp × dp' },
   { section: 'plan', key: 'micro_batch', term: 'micro_batch', label: 'Micro-batch', kind: 'int', unit: 'sequences' },
   { section: 'plan', key: 'global_batch', term: 'global_batch', label: 'Global batch', kind: 'int', unit: 'sequences' },
   { section: 'plan', key: 'recompute', term: 'recompute', wide: true, label: 'Recomputation', kind: 'select' },

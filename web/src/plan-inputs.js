@@ -217,22 +217,26 @@ export function createPlanInputs({ catalog, fields, errorBox, examples }) {
   // divide evenly, a new dp sets the GPUs. Where no whole dp fits (tp 7 on 2,048 GPUs), nothing
   // else changes and the simulator reports the conflict beside the GPUs.
   function keepGpusInStep(key) {
-    if (!['tp', 'pp', 'dp', 'num_gpus'].includes(key)) return;
-    const [n, tp, pp, dp] = ['num_gpus', 'tp', 'pp', 'dp'].map((k) => positiveInt(values[k]));
+    if (!['tp', 'cp', 'pp', 'dp', 'num_gpus'].includes(key)) return;
+    const [n, tp0, pp, dp] = ['num_gpus', 'tp', 'pp', 'dp'].map((k) => positiveInt(values[k]));
+    // Context parallelism multiplies the GPUs as tp does; the product is named with it where it is on.
+    const cp = positiveInt(values.cp ?? '1') || 1;
+    const tp = tp0 && tp0 * cp;
+    const product = cp > 1 ? 'tp × cp × pp × dp' : 'tp × pp × dp';
     if (!tp || !pp) return;
     if (key === 'dp') {
       if (!dp || n === tp * pp * dp) return;
       const before = values.num_gpus;
       values.num_gpus = String(tp * pp * dp);
       showValue(FIELD_BY_KEY.get('num_gpus'));
-      noteField(FIELD_BY_KEY.get('num_gpus'), `Changed${before ? ` from ${before}` : ''} to ${count(tp * pp * dp)} = tp × pp × dp.`);
+      noteField(FIELD_BY_KEY.get('num_gpus'), `Changed${before ? ` from ${before}` : ''} to ${count(tp * pp * dp)} = ${product}.`);
       return;
     }
     if (!n || n % (tp * pp) !== 0 || n / (tp * pp) === dp) return;
     const before = values.dp;
     values.dp = String(n / (tp * pp));
     showValue(FIELD_BY_KEY.get('dp'));
-    noteField(FIELD_BY_KEY.get('dp'), `Changed${before ? ` from ${before}` : ''} to ${count(n / (tp * pp))}, so that tp × pp × dp keeps the ${count(n)} GPUs.`);
+    noteField(FIELD_BY_KEY.get('dp'), `Changed${before ? ` from ${before}` : ''} to ${count(n / (tp * pp))}, so that ${product} keeps the ${count(n)} GPUs.`);
   }
 
   function clearNotes() {
@@ -461,9 +465,9 @@ export function createPlanInputs({ catalog, fields, errorBox, examples }) {
         }
         // A hand-written link that sets a parallel degree but not the GPU count gets the product,
         // as editing the degree in the form does.
-        const degrees = ['tp', 'pp', 'dp'].map((k) => fmt.parseNumber(values[k] ?? ''));
-        if (named.num_gpus == null && ['tp', 'pp', 'dp'].some((k) => named[k] != null) && degrees.every((d) => Number.isInteger(d) && d > 0)) {
-          values.num_gpus = String(degrees[0] * degrees[1] * degrees[2]);
+        const degrees = ['tp', 'pp', 'dp', 'cp'].map((k) => fmt.parseNumber(values[k] ?? '1'));
+        if (named.num_gpus == null && ['tp', 'pp', 'dp', 'cp'].some((k) => named[k] != null) && degrees.every((d) => Number.isInteger(d) && d > 0)) {
+          values.num_gpus = String(degrees[0] * degrees[1] * degrees[2] * degrees[3]);
         }
         if (preset && !MODEL_KEYS.every((k) => presetModel(preset)[k] === values[k])) preset = matchPreset();
       }

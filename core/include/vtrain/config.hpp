@@ -2,6 +2,7 @@
 // Inputs of one simulation: model, cluster, plan and training, kept apart as separate structs.
 // JSON field names equal the C++ member names; every field has its unit in the comment.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -125,6 +126,9 @@ inline constexpr int gpus_per_node = 4096;
 inline constexpr int tp = 1000000;
 inline constexpr int pp = 1000000;
 inline constexpr int dp = 100000000;
+inline constexpr int cp = 100000;
+inline constexpr int head_dim = 100000;
+inline constexpr int lora_rank = 10000000;
 inline constexpr int micro_batch = 100000000;
 inline constexpr int global_batch = 1000000000;
 inline constexpr int virtual_stages = 100000;
@@ -191,12 +195,25 @@ struct MoeConfig {
   bool operator==(const MoeConfig&) const = default;
 };
 
+// Multi-head latent attention (DeepSeek-V2/V3, /model/mla): queries through a low-rank bottleneck
+// (hidden -> q_lora_rank -> heads x (nope + rope)), keys and values from one compressed latent
+// (hidden -> kv_lora_rank + rope; kv_lora_rank -> heads x (nope + v)), each latent normalized.
+struct MlaConfig {
+  int q_lora_rank = 1536;       // query bottleneck (elements); 0: a plain query projection (DeepSeek-V2-Lite)
+  int kv_lora_rank = 512;       // key/value latent (elements)
+  int qk_nope_head_dim = 128;   // per-head query/key width without rotary positions (elements)
+  int qk_rope_head_dim = 64;    // per-head query/key width with rotary positions (elements; the key's is shared by all heads)
+  int v_head_dim = 128;         // per-head value width (elements)
+  bool operator==(const MlaConfig&) const = default;
+};
+
 struct ModelConfig {
   std::string name = "custom";      // preset name, or "custom"
   int layers = 96;                  // transformer layers (count)
   int hidden = 12288;               // model width h (elements)
   int heads = 96;                   // attention heads (count)
   int kv_heads = 96;                // key/value heads (count); < heads is grouped-query attention
+  int head_dim = 0;                 // per-head width of queries, keys and values (elements); 0: hidden / heads
   int seq_len = 2048;               // sequence length (tokens)
   int vocab = 51200;                // vocabulary (entries, before padding)
   int ffn_hidden = 49152;           // MLP inner width (elements)
@@ -208,6 +225,7 @@ struct ModelConfig {
   bool bias = true;                 // linear layers and norms carry biases
   int vocab_pad_multiple = 128;     // vocabulary padded to a multiple of this times tp (entries)
   MoeConfig moe;                    // expert layers; experts 0: dense
+  std::optional<MlaConfig> mla;     // multi-head latent attention; absent: multi-head / grouped-query attention
   bool operator==(const ModelConfig&) const = default;
 };
 
@@ -228,7 +246,7 @@ struct NetworkConfig {
 
 struct ClusterConfig {
   std::string gpu = "a100-sxm4-80gb";  // profile name
-  int num_gpus = 1024;                 // GPUs used by the plan (count); must equal tp*pp*dp
+  int num_gpus = 1024;                 // GPUs used by the plan (count); must equal tp*cp*pp*dp
   int gpus_per_node = 8;               // GPUs sharing the intra-node fabric (count)
   double intra_node_GBps = 0;          // per-GPU, per-direction intra-node link bandwidth (GB/s); 0: profile's
   double inter_node_Gbps = 0;          // per-node network bandwidth, all NICs (Gbit/s); 0: profile's
@@ -241,6 +259,8 @@ struct PlanConfig {
   int tp = 1;                          // tensor-parallel degree (GPUs)
   int pp = 1;                          // pipeline-parallel degree (stages)
   int dp = 1;                          // data-parallel degree (replicas)
+  int cp = 1;                          // context-parallel degree (GPUs): each holds seq_len / cp tokens of every
+                                       // sequence (two chunks, for the causal balance); attention exchanges K/V in a ring
   int micro_batch = 1;                 // sequences per micro-batch
   int global_batch = 1;                // sequences per iteration, all replicas
   Recompute recompute = Recompute::full;  // activation recomputation
@@ -330,7 +350,7 @@ Diagnostics check_model(const ModelConfig& m);
 // when the config is valid.
 Diagnostics check_sim_config(const SimConfig& c);
 
-// tp x pp x dp: the GPUs a plan uses (count), exact whatever the degrees (no int overflow: a
+// tp x cp x pp x dp: the GPUs a plan uses (count), exact whatever the degrees (no int overflow: a
 // product past what a long long holds is returned as its largest value).
 long long plan_gpus(const PlanConfig& p);
 
@@ -350,6 +370,17 @@ int micro_batches_per_iteration(const PlanConfig& p);  // global_batch / (dp * m
 // (Megatron's fp32 main gradients), 2 where those are kept and reduced in bf16 (grad_reduce_fp32 false).
 inline double gradient_bytes(const PlanConfig& p) {
   return p.precision == Precision::fp16 || !p.grad_reduce_fp32 ? 2.0 : 4.0;
+}
+
+// Per-head width of queries and keys, and of values (elements): head_dim, or hidden / heads; with
+// multi-head latent attention, nope + rope and v_head_dim.
+inline double qk_head_dim(const ModelConfig& m) {
+  if (m.mla) return static_cast<double>(m.mla->qk_nope_head_dim) + m.mla->qk_rope_head_dim;
+  return m.head_dim > 0 ? static_cast<double>(m.head_dim) : static_cast<double>(m.hidden) / m.heads;
+}
+inline double v_head_dim(const ModelConfig& m) {
+  if (m.mla) return m.mla->v_head_dim;
+  return m.head_dim > 0 ? static_cast<double>(m.head_dim) : static_cast<double>(m.hidden) / m.heads;
 }
 
 }  // namespace vtrain

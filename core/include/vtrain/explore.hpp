@@ -35,6 +35,11 @@ struct EnumNames<Objective> {
       {Objective::expected_time, "expected_time", "the fewest expected days, failures and checkpoints counted"}};
 };
 
+// The sequence length (tokens) from which the explorer tries context parallelism by default, and
+// the largest degree it tries then.
+inline constexpr int kLongSequence = 16384;
+inline constexpr int kMaxDefaultCp = 32;
+
 // How much longer than the fastest plan the balanced objective lets a plan train (fraction).
 inline constexpr double kBalancedSlack = 0.25;
 
@@ -45,6 +50,9 @@ struct ExploreOptions {
   std::vector<int> pp;                  // pipeline stages; default: divisors of layers
   std::vector<int> virtual_stages;      // model chunks per stage; default: 1 and every count dividing layers / pp
   std::vector<int> dp;                  // data-parallel replicas; default: divisors of the batch within num_gpus
+  std::vector<int> cp;                  // context-parallel degrees; default: 1, and from a sequence of
+                                        // kLongSequence tokens on (fused attention) the powers of two up to
+                                        // kMaxDefaultCp whose 2 x cp chunks divide it
   std::vector<int> micro_batch;         // sequences per micro-batch; default: divisors of the per-replica batch
   std::vector<Recompute> recompute;     // default: none, selective, full
   std::vector<bool> sequence_parallel;  // default: false and true (only false when tp = 1)

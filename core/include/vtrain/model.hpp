@@ -50,6 +50,9 @@ bool is_moe_layer(const ModelConfig& m, int layer);
 int moe_layers_in(const ModelConfig& m, int first, int count);
 // Inner width of a MoE layer's shared experts taken as one MLP (elements): shared_experts x width.
 double shared_expert_width(const ModelConfig& m);
+// The linear weights of one layer's attention (count): the q, k, v and output projections, or
+// multi-head latent attention's down- and up-projections and its output projection.
+double attention_weights(const ModelConfig& m);
 
 // Counts with the model's own vocabulary (no padding), as papers state them.
 ParameterCounts count_parameters(const ModelConfig& m);

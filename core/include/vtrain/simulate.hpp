@@ -23,6 +23,7 @@ struct Breakdown {
   double optimizer = 0;               // optimizer step
   double pipeline_bubble = 0;         // idle: pipeline fill/drain and waiting for slower stages
   double tp_comm_exposed = 0;         // tensor-parallel collectives on the compute stream
+  double cp_comm_exposed = 0;         // context-parallel K/V ring exchange not hidden by attention
   double pp_comm_exposed = 0;         // waiting for (or blocked on) pipeline transfers
   double dp_comm_exposed = 0;         // gradient reduction (and ZeRO all-gather) not hidden
   double embedding_comm_exposed = 0;  // tied-embedding gradient all-reduce, first and last stage

@@ -30,6 +30,8 @@ struct MeasuredRun {
   // Optional columns, for runs set up otherwise than the validation setup says:
   int vocab = 0;                // "vocabulary" (entries); 0: the setup's
   int virtual_stages = 1;       // "virtual pipeline stages": model chunks per stage (interleaved 1F1B)
+  int cp = 1;                   // "context parallelism": ranks each sequence is split over (GPUs); its
+                                // "# GPUs" is tensor x context x data x pipeline parallelism
   bool has_recompute = false;   // the file has a "recompute" column
   Recompute recompute = Recompute::full;  // "recompute": none, selective or full
   bool sequence_parallel = false;         // "sequence parallelism": yes or no

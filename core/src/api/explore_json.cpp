@@ -37,6 +37,7 @@ json to_json(const PlanEstimate& e) {
   if (p.shard_group != 0) j["shard_group"] = p.shard_group;
   if (p.ep != 1) j["ep"] = p.ep;
   if (p.etp != 0) j["etp"] = p.etp;
+  if (p.cp != 1) j["cp"] = p.cp;  // context parallelism, where the plan has it
   if (e.simulated) {
     j["iteration_time_s"] = e.iteration_time_s;
     j["training_days"] = e.training_days;

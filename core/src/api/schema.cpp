@@ -121,8 +121,12 @@ json config_sections() {
     default_rule(model, key, "required for a model given by its shape; a preset gives it");
   default_rule(model, "kv_heads", "heads");
   default_rule(model, "ffn_hidden", "4 x hidden (a GeLU MLP)");
+  model["fields"]["head_dim"]["note"] = "0: hidden / heads";
+  model["mla"] = describe(MlaConfig{}, [](auto& w, const auto& a) { detail::mla_fields(w, a); });
+  model["mla"]["note"] = "multi-head latent attention (DeepSeek-V2/V3); absent or null: none. Defaults: DeepSeek-V3's";
+  model["mla"]["fields"]["q_lora_rank"]["note"] = "0: no query compression (DeepSeek-V2-Lite)";
   json cluster = describe(ClusterConfig{}, [](auto& w, const auto& c) { detail::cluster_fields(w, c); });
-  default_rule(cluster, "num_gpus", "tp x pp x dp");
+  default_rule(cluster, "num_gpus", "tp x cp x pp x dp");
   default_rule(cluster, "intra_node_GBps", "the profile's (registries.gpus)");
   default_rule(cluster, "inter_node_Gbps", "the profile's (registries.gpus)");
   cluster["fields"]["gpu"]["registry"] = "gpus";
@@ -274,6 +278,8 @@ json all_limits() {
           {"tp", limits::tp},
           {"pp", limits::pp},
           {"dp", limits::dp},
+          {"cp", limits::cp},
+          {"head_dim", limits::head_dim},
           {"micro_batch", limits::micro_batch},
           {"global_batch", limits::global_batch},
           {"virtual_stages", limits::virtual_stages},

@@ -14,6 +14,7 @@ json to_json(const Breakdown& b) {
               {"optimizer", b.optimizer},
               {"pipeline_bubble", b.pipeline_bubble},
               {"tp_comm_exposed", b.tp_comm_exposed},
+              {"cp_comm_exposed", b.cp_comm_exposed},
               {"pp_comm_exposed", b.pp_comm_exposed},
               {"dp_comm_exposed", b.dp_comm_exposed},
               {"embedding_comm_exposed", b.embedding_comm_exposed},

@@ -193,6 +193,7 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
                        : name == "shard group"               ? limits::dp
                        : name == "expert parallelism"        ? limits::experts
                        : name == "expert tensor parallelism" ? limits::tp
+                       : name == "context parallelism"       ? limits::cp
                                                              : limits::virtual_stages;
       if (s.empty() || stop != s.c_str() + s.size() || v < 1 || v > most) {
         errors.push_back(make_diagnostic("value", pointer,
@@ -206,6 +207,8 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
         r.ep = static_cast<int>(v);
       } else if (name == "expert tensor parallelism") {
         r.etp = static_cast<int>(v);
+      } else if (name == "context parallelism") {
+        r.cp = static_cast<int>(v);
       } else {
         r.virtual_stages = static_cast<int>(v);
       }
@@ -225,7 +228,8 @@ const std::vector<std::string>& measurement_setting_columns() {
                                                  "position embedding", "shard group", "reshard after forward",
                                                  "recompute gather", "attention", "flat ring", "GPU", "model",
                                                  "expert parallelism", "expert tensor parallelism",
-                                                 "capacity factor", "gradient reduction in fp32"};
+                                                 "capacity factor", "gradient reduction in fp32",
+                                                 "context parallelism"};
   return names;
 }
 
@@ -416,6 +420,7 @@ SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
   degrees.tp = run.tp;
   degrees.pp = run.pp;
   degrees.dp = run.dp;
+  degrees.cp = run.cp;
   c.cluster.num_gpus = static_cast<int>(std::min<long long>(plan_gpus(degrees), limits::num_gpus + 1LL));
   c.cluster.gpus_per_node = setup.gpus_per_node;
   c.cluster.intra_node_GBps = setup.intra_node_GBps;
@@ -424,6 +429,7 @@ SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
   p.tp = run.tp;
   p.pp = run.pp;
   p.dp = run.dp;
+  p.cp = run.cp;
   p.micro_batch = run.micro_batch;
   p.global_batch = run.global_batch;
   p.recompute = run.has_recompute ? run.recompute : setup.recompute;
@@ -463,9 +469,11 @@ Outcome<ValidationReport> validate_runs(const std::vector<MeasuredRun>& runs, co
     degrees.tp = run.tp;
     degrees.pp = run.pp;
     degrees.dp = run.dp;
+    degrees.cp = run.cp;
     if (plan_gpus(degrees) != run.num_gpus) {
       errors.push_back(make_diagnostic("product", where + "/# GPUs",
-                                       "must equal tensor x data x pipeline parallelism (" +
+                                       std::string(run.cp > 1 ? "must equal tensor x context x data x pipeline parallelism ("
+                                                              : "must equal tensor x data x pipeline parallelism (") +
                                            std::to_string(plan_gpus(degrees)) + ")"));
       continue;
     }

@@ -17,10 +17,14 @@ constexpr double kTritonForwardSlowdown = 1.4;
 constexpr double kTritonBackwardSlowdown = 2.0;
 
 struct Shape {
-  double T;      // tokens in the micro-batch
+  double T;      // tokens of the micro-batch this rank holds (b x s / cp)
   double Tn;     // tokens each rank holds in norm/dropout regions (T/tp with sequence parallelism)
   double b, s, h, t;
-  double heads_t, kv_t, d;  // query heads, kv heads per rank; head dim
+  double cp;     // context-parallel degree: the rank holds s / cp tokens of each sequence
+  double heads_t, kv_t;     // query heads, kv heads per rank
+  double dqk, dv;           // per-head width of queries and keys, of values
+  bool mla;                 // multi-head latent attention (DeepSeek-V2/V3)
+  double q_lora, kv_lora, nope, rope_d;  // its ranks and head widths
   double f_t;               // MLP width per rank
   double vocab_t;           // padded vocabulary rows per rank
   double grad_bytes;        // bytes per element of the gradient buffers
@@ -99,7 +103,10 @@ void region_entry_bwd(std::vector<Kernel>& v, const Shape& x, int dgrad) {
   if (x.async_backward) v.back().beside_from = dgrad + 1;
 }
 
-double qkv_width(const Shape& x) { return (x.heads_t + 2.0 * x.kv_t) * x.d; }
+// Width of q, k and v together on this rank (elements a token).
+double qkv_width(const Shape& x) { return x.heads_t * x.dqk + x.kv_t * (x.dqk + x.dv); }
+// Width of the attention's output (the context) on this rank.
+double context_width(const Shape& x) { return x.heads_t * x.dv; }
 
 // Transformer Engine's FP8 recipe around one GEMM operand of `elements`, with per-tensor scales
 // from the current step (Megatron-Core's FP8 "current scaling"): one kernel reads the 16-bit
@@ -119,33 +126,109 @@ void linear_fwd(std::vector<Kernel>& v, const Shape& x, Part part, const char* o
   v.push_back(g);
 }
 
+
+// Context parallelism as Megatron-Core runs it through Transformer Engine (the "p2p" exchange):
+// the rank holds two chunks of s / 2cp tokens of each sequence (chunks r and 2cp-1-r, so that every
+// rank has the same share of the causal work) and attends in cp steps. Step 0 is its own keys and
+// values (causal within them); in each later step it has received the next rank's K/V chunk and
+// attends to it without a mask, half of an s/cp x s/cp block either way (its later query chunk
+// against both, or both against the earlier key chunk). While one step computes, the K/V for the
+// next travel around the ring (a point-to-point send and receive; only what outlasts the step is
+// exposed). Each later step's partial output is merged into the running one by its softmax
+// statistics, in fp32.
+Kernel ring_exchange(Part part, double bytes, int beside_from) {
+  Kernel k;
+  k.kind = KernelKind::ring_p2p;
+  k.part = part;
+  k.op = "context-parallel K/V exchange";
+  k.comm_bytes = bytes;
+  k.beside_from = beside_from;
+  return k;
+}
+
+// Bytes of the K/V chunk one rank holds (the keys and values of its s / cp tokens, its kv heads).
+double kv_chunk_bytes(const Shape& x) { return E * x.T * x.kv_t * (x.dqk + x.dv); }
+
+void context_parallel_attention_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
+  const double bh = x.b * x.heads_t;
+  const double sq = x.s / x.cp;  // queries (and keys of one K/V chunk) of each sequence on this rank
+  const int steps = static_cast<int>(x.cp);
+  for (int i = 0; i < steps; ++i) {
+    Kernel a;
+    a.kind = KernelKind::attention_fwd;
+    a.part = part;
+    a.op = "flash attention";
+    a.m = sq, a.n = i == 0 ? sq : 0.5 * sq, a.k = x.dqk, a.batch = bh;
+    a.model_flops = 2.0 * bh * sq * sq * (x.dqk + x.dv);  // dense convention: s/cp queries x s/cp keys a step
+    a.work_flops = 0.5 * a.model_flops;                    // half a block a step (causal at step 0)
+    a.bytes = E * x.T * (qkv_width(x) + context_width(x));
+    if (x.triton) a.speed = 1.0 / kTritonForwardSlowdown;
+    const int at = static_cast<int>(v.size());
+    v.push_back(a);
+    if (i + 1 < steps) v.push_back(ring_exchange(Part::cp_comm, kv_chunk_bytes(x), at));
+    if (i > 0) v.push_back(mem(part, "context-parallel output correction", (E + 8.0) * x.T * context_width(x)));
+  }
+  v.push_back(mem(part, "context-parallel output correction", (4.0 + E) * x.T * context_width(x)));  // to 16 bits
+}
+
+// The backward runs the same steps; with each K/V chunk travels its gradient (dK, dV), summed on
+// every rank it visits, and a last hop brings it home after the final step.
+void context_parallel_attention_bwd(std::vector<Kernel>& v, const Shape& x) {
+  const double bh = x.b * x.heads_t;
+  const double sq = x.s / x.cp;
+  const int steps = static_cast<int>(x.cp);
+  const double chunk = kv_chunk_bytes(x);
+  for (int i = 0; i < steps; ++i) {
+    Kernel a;
+    a.kind = KernelKind::attention_bwd;
+    a.part = Part::backward;
+    a.op = "flash attention";
+    a.m = sq, a.n = i == 0 ? sq : 0.5 * sq, a.k = x.dqk, a.batch = bh;
+    a.model_flops = 4.0 * bh * sq * sq * (x.dqk + x.dv);
+    a.work_flops = 0.5 * 2.0 * bh * sq * sq * (3.0 * x.dqk + 2.0 * x.dv);
+    a.bytes = E * x.T * 2.0 * (qkv_width(x) + context_width(x));
+    if (x.triton) a.speed = 1.0 / kTritonBackwardSlowdown;
+    const int at = static_cast<int>(v.size());
+    v.push_back(a);
+    // Beside step i: the K/V for step i+1 and the K/V gradient of step i-1.
+    const double bytes = (i + 1 < steps ? chunk : 0.0) + (i > 0 ? chunk : 0.0);
+    if (bytes > 0) v.push_back(ring_exchange(Part::cp_comm, bytes, at));
+    if (i > 0) v.push_back(mem(Part::backward, "context-parallel gradient accumulation", 3.0 * E * x.T * qkv_width(x)));
+  }
+  v.push_back(ring_exchange(Part::cp_comm, chunk, -1));  // the last K/V gradient home
+}
+
 // Attention core: from q, k, v to the context in [s, b, h] layout, forward.
 void attention_core_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
   const double bh = x.b * x.heads_t;  // (batch x heads) attention problems on this rank
+  if (x.flash && x.cp > 1) {
+    context_parallel_attention_fwd(v, x, part);
+    return;
+  }
   if (x.flash) {
     Kernel a;
     a.kind = KernelKind::attention_fwd;
     a.part = part;
     a.op = "flash attention";
-    a.m = x.s, a.n = x.s, a.k = x.d, a.batch = bh;
-    a.model_flops = 4.0 * bh * x.s * x.s * x.d;
+    a.m = x.s, a.n = x.s, a.k = x.dqk, a.batch = bh;
+    a.model_flops = 2.0 * bh * x.s * x.s * (x.dqk + x.dv);
     a.work_flops = 0.5 * a.model_flops;  // causal: blocks above the diagonal are skipped
-    a.bytes = E * x.T * (qkv_width(x) + x.heads_t * x.d);
+    a.bytes = E * x.T * (qkv_width(x) + context_width(x));
     if (x.triton) a.speed = 1.0 / kTritonForwardSlowdown;
     v.push_back(a);
     return;
   }
-  if (x.gqa) v.push_back(mem(part, "k, v head expansion", 2.0 * E * x.T * 2.0 * x.heads_t * x.d));  // expand k, v to all heads
+  if (x.gqa) v.push_back(mem(part, "k, v head expansion", 2.0 * E * x.T * x.heads_t * (x.dqk + x.dv)));  // expand k, v to all heads
   const double scores = bh * x.s * x.s;
   if (x.alibi) {
     // ALiBi: the scores start from the per-head bias, broadcast into the whole scores buffer by a
     // copy, and the GEMM adds its product to them (beta = 1), reading the buffer back.
     v.push_back(mem(part, "ALiBi bias", E * scores));
-    Kernel g = gemm(part, "attention scores", x.s, x.s, x.d, bh);
+    Kernel g = gemm(part, "attention scores", x.s, x.s, x.dqk, bh);
     g.bytes = E * scores;
     v.push_back(g);
   } else {
-    v.push_back(gemm(part, "attention scores", x.s, x.s, x.d, bh));  // scores = q k^T / sqrt(d)
+    v.push_back(gemm(part, "attention scores", x.s, x.s, x.dqk, bh));  // scores = q k^T / sqrt(d)
   }
   if (x.fused_softmax) {
     v.push_back(mem(part, "softmax", 2.0 * E * scores));  // scale, causal mask, softmax in one kernel
@@ -158,28 +241,33 @@ void attention_core_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
     v.push_back(mem(part, "softmax", (4.0 + E) * scores));
   }
   if (x.bias) v.push_back(mem(part, "attention dropout", (2.0 * E + 1.0) * bh * x.s * x.s));  // attention dropout
-  v.push_back(gemm(part, "attention over values", x.s, x.d, x.s, bh));                   // context = probs v
-  v.push_back(mem(part, "attention layout copy", 2.0 * E * x.T * x.heads_t * x.d));      // [b, heads, s, d] -> [s, b, h] copy
+  v.push_back(gemm(part, "attention over values", x.s, x.dv, x.s, bh));                  // context = probs v
+  v.push_back(mem(part, "attention layout copy", 2.0 * E * x.T * context_width(x)));     // [b, heads, s, d] -> [s, b, h] copy
 }
 
 void attention_core_bwd(std::vector<Kernel>& v, const Shape& x) {
   const double bh = x.b * x.heads_t;
+  if (x.flash && x.cp > 1) {
+    context_parallel_attention_bwd(v, x);
+    return;
+  }
   if (x.flash) {
     Kernel a;
     a.kind = KernelKind::attention_bwd;
     a.part = Part::backward;
     a.op = "flash attention";
-    a.m = x.s, a.n = x.s, a.k = x.d, a.batch = bh;
-    a.model_flops = 8.0 * bh * x.s * x.s * x.d;
-    a.work_flops = 0.5 * 10.0 * bh * x.s * x.s * x.d;  // five s x s x d products, causal half
-    a.bytes = E * x.T * 2.0 * (qkv_width(x) + x.heads_t * x.d);
+    a.m = x.s, a.n = x.s, a.k = x.dqk, a.batch = bh;
+    a.model_flops = 4.0 * bh * x.s * x.s * (x.dqk + x.dv);
+    // five s x s products (scores again, d probs, d v, d q, d k), causal half
+    a.work_flops = 0.5 * 2.0 * bh * x.s * x.s * (3.0 * x.dqk + 2.0 * x.dv);
+    a.bytes = E * x.T * 2.0 * (qkv_width(x) + context_width(x));
     if (x.triton) a.speed = 1.0 / kTritonBackwardSlowdown;
     v.push_back(a);
     return;
   }
-  v.push_back(mem(Part::backward, "attention layout copy", 2.0 * E * x.T * x.heads_t * x.d));  // layout copy back
-  v.push_back(gemm(Part::backward, "attention over values", x.s, x.s, x.d, bh));        // d probs = d context v^T
-  v.push_back(gemm(Part::backward, "attention over values", x.s, x.d, x.s, bh));        // d v = probs^T d context
+  v.push_back(mem(Part::backward, "attention layout copy", 2.0 * E * x.T * context_width(x)));  // layout copy back
+  v.push_back(gemm(Part::backward, "attention over values", x.s, x.s, x.dv, bh));        // d probs = d context v^T
+  v.push_back(gemm(Part::backward, "attention over values", x.s, x.dv, x.s, bh));        // d v = probs^T d context
   if (x.bias) v.push_back(mem(Part::backward, "attention dropout", (2.0 * E + 1.0) * bh * x.s * x.s));  // dropout
   if (x.fused_softmax) {
     v.push_back(mem(Part::backward, "softmax", 3.0 * E * bh * x.s * x.s));  // softmax backward
@@ -190,9 +278,9 @@ void attention_core_bwd(std::vector<Kernel>& v, const Shape& x) {
     v.push_back(mem(Part::backward, "softmax", 8.0 * scores));        // mask and scale
     v.push_back(mem(Part::backward, "softmax", (4.0 + E) * scores));  // back to 16 bits
   }
-  v.push_back(gemm(Part::backward, "attention scores", x.s, x.d, x.s, bh));        // d q = d scores k
-  v.push_back(gemm(Part::backward, "attention scores", x.s, x.d, x.s, bh));        // d k = d scores^T q
-  if (x.gqa) v.push_back(mem(Part::backward, "k, v head expansion", 2.0 * E * x.T * 2.0 * x.heads_t * x.d));  // sum to kv heads
+  v.push_back(gemm(Part::backward, "attention scores", x.s, x.dqk, x.s, bh));      // d q = d scores k
+  v.push_back(gemm(Part::backward, "attention scores", x.s, x.dqk, x.s, bh));      // d k = d scores^T q
+  if (x.gqa) v.push_back(mem(Part::backward, "k, v head expansion", 2.0 * E * x.T * x.heads_t * (x.dqk + x.dv)));  // sum to kv heads
   v.push_back(mem(Part::backward, "attention layout copy", 2.0 * E * x.T * qkv_width(x)));  // q, k, v grads into one buffer
 }
 
@@ -245,14 +333,51 @@ void moe_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
   }
 }
 
+
+
+// The projections into attention, forward: the fused q, k, v projection (column-parallel), or
+// multi-head latent attention's low-rank ones. DeepSeek's latent down-projections are replicated
+// on every tensor-parallel rank (Megatron-Core's "duplicated" linear layers) and run on the tokens
+// the rank holds; with sequence parallelism the small latents, not the hidden states, are then
+// all-gathered. The up-projections are column-parallel.
+void attention_in_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
+  if (!x.mla) {
+    region_entry_fwd(v, x);
+    linear_fwd(v, x, part, "q, k, v projection", x.T, qkv_width(x), x.h);  // fused q, k, v projection
+    if (x.bias) v.push_back(mem(part, "q, k, v projection", 2.0 * E * x.T * qkv_width(x)));  // its bias
+    if (x.rope) v.push_back(mem(part, "rotary embedding", 2.0 * E * x.T * (x.heads_t + x.kv_t) * x.dqk));
+    return;
+  }
+  const double q_width = x.heads_t * (x.nope + x.rope_d), kv_up = x.heads_t * (x.nope + x.dv);
+  const double kv_latent = x.kv_lora + x.rope_d;
+  if (x.q_lora > 0) {
+    linear_fwd(v, x, part, "query down projection", x.Tn, x.q_lora, x.h);
+    linear_fwd(v, x, part, "key/value down projection", x.Tn, kv_latent, x.h);
+    if (x.t > 1 && x.sp) {
+      Kernel g = coll(CollectiveKind::all_gather, x.T * (x.q_lora + kv_latent) * E);
+      v.push_back(g);
+    }
+    v.push_back(mem(part, "query norm", 2.0 * E * x.T * x.q_lora));
+    v.push_back(mem(part, "key/value norm", 2.0 * E * x.T * x.kv_lora));
+    linear_fwd(v, x, part, "query up projection", x.T, q_width, x.q_lora);
+  } else {
+    region_entry_fwd(v, x);
+    linear_fwd(v, x, part, "query projection", x.T, q_width, x.h);
+    linear_fwd(v, x, part, "key/value down projection", x.T, kv_latent, x.h);
+    v.push_back(mem(part, "key/value norm", 2.0 * E * x.T * x.kv_lora));
+  }
+  linear_fwd(v, x, part, "key/value up projection", x.T, kv_up, x.kv_lora);
+  // Rotary positions on the queries' rope part and the one shared key part, then q and k assembled
+  // per head (the shared rotary key copied to every head).
+  v.push_back(mem(part, "rotary embedding", 2.0 * E * x.T * (x.heads_t + 1.0) * x.rope_d));
+  v.push_back(mem(part, "q, k assembly", 4.0 * E * x.T * q_width));
+}
+
 void layer_fwd(std::vector<Kernel>& v, const Shape& x, Part part, bool moe = false) {
-  const double hq = x.heads_t * x.d;
+  const double hq = context_width(x);
   const double mlp_out = x.swiglu ? 2.0 * x.f_t : x.f_t;
   v.push_back(mem(part, "input norm", 2.0 * E * x.Tn * x.h));  // input norm
-  region_entry_fwd(v, x);
-  linear_fwd(v, x, part, "q, k, v projection", x.T, qkv_width(x), x.h);  // fused q, k, v projection
-  if (x.bias) v.push_back(mem(part, "q, k, v projection", 2.0 * E * x.T * qkv_width(x)));  // its bias
-  if (x.rope) v.push_back(mem(part, "rotary embedding", 2.0 * E * x.T * (x.heads_t + x.kv_t) * x.d));
+  attention_in_fwd(v, x, part);
   attention_core_fwd(v, x, part);
   linear_fwd(v, x, part, "attention output projection", x.T, x.h, hq);  // attention output projection
   region_exit_fwd(v, x);
@@ -351,8 +476,43 @@ void moe_bwd(std::vector<Kernel>& v, const Shape& x) {
   accumulate(v, x, x.h * x.experts);
 }
 
+
+void attention_in_bwd(std::vector<Kernel>& v, const Shape& x) {
+  if (!x.mla) {
+    if (x.rope) v.push_back(mem(Part::backward, "rotary embedding", 2.0 * E * x.T * (x.heads_t + x.kv_t) * x.dqk));
+    const int qkv_dgrad = static_cast<int>(v.size());
+    linear_bwd(v, x, "q, k, v projection", x.T, qkv_width(x), x.h, x.bias, x.fp8);
+    region_entry_bwd(v, x, qkv_dgrad);
+    return;
+  }
+  const double q_width = x.heads_t * (x.nope + x.rope_d), kv_up = x.heads_t * (x.nope + x.dv);
+  const double kv_latent = x.kv_lora + x.rope_d;
+  v.push_back(mem(Part::backward, "q, k assembly", 4.0 * E * x.T * q_width));
+  v.push_back(mem(Part::backward, "rotary embedding", 2.0 * E * x.T * (x.heads_t + 1.0) * x.rope_d));
+  linear_bwd(v, x, "key/value up projection", x.T, kv_up, x.kv_lora, false, x.fp8);
+  if (x.q_lora > 0) {
+    linear_bwd(v, x, "query up projection", x.T, q_width, x.q_lora, false, x.fp8);
+    v.push_back(mem(Part::backward, "query norm", 3.0 * E * x.T * x.q_lora));
+    v.push_back(mem(Part::backward, "key/value norm", 3.0 * E * x.T * x.kv_lora));
+    // Each rank's latent gradients are partial sums over its heads.
+    if (x.t > 1)
+      v.push_back(coll(x.sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce,
+                       x.T * (x.q_lora + kv_latent) * E));
+    linear_bwd(v, x, "query down projection", x.Tn, x.q_lora, x.h, false, x.fp8);
+    linear_bwd(v, x, "key/value down projection", x.Tn, kv_latent, x.h, false, x.fp8);
+    v.push_back(mem(Part::backward, "key/value down projection", 3.0 * E * x.Tn * x.h));  // the two input gradients summed
+  } else {
+    v.push_back(mem(Part::backward, "key/value norm", 3.0 * E * x.T * x.kv_lora));
+    const int dgrad = static_cast<int>(v.size());
+    linear_bwd(v, x, "query projection", x.T, q_width, x.h, false, x.fp8);
+    linear_bwd(v, x, "key/value down projection", x.T, kv_latent, x.h, false, x.fp8);
+    v.push_back(mem(Part::backward, "key/value down projection", 3.0 * E * x.T * x.h));
+    region_entry_bwd(v, x, dgrad);
+  }
+}
+
 void layer_bwd(std::vector<Kernel>& v, const Shape& x, bool moe = false) {
-  const double hq = x.heads_t * x.d;
+  const double hq = context_width(x);
   const double mlp_out = x.swiglu ? 2.0 * x.f_t : x.f_t;
   v.push_back(mem(Part::backward, residual_op(x), (2.0 * E + (x.bias ? 1.0 : 0.0)) * x.Tn * x.h));  // dropout
   if (moe) {
@@ -370,10 +530,7 @@ void layer_bwd(std::vector<Kernel>& v, const Shape& x, bool moe = false) {
   region_exit_bwd(v, x);
   linear_bwd(v, x, "attention output projection", x.T, x.h, hq, x.bias, x.fp8);
   attention_core_bwd(v, x);
-  if (x.rope) v.push_back(mem(Part::backward, "rotary embedding", 2.0 * E * x.T * (x.heads_t + x.kv_t) * x.d));
-  const int qkv_dgrad = static_cast<int>(v.size());
-  linear_bwd(v, x, "q, k, v projection", x.T, qkv_width(x), x.h, x.bias, x.fp8);
-  region_entry_bwd(v, x, qkv_dgrad);
+  attention_in_bwd(v, x);
   norm_bwd(v, x, "input norm");
 }
 
@@ -383,15 +540,23 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
   Shape x;
   x.b = p.micro_batch;
   x.s = m.seq_len;
-  x.T = x.b * x.s;
+  x.cp = p.cp;
+  x.T = x.cp > 1 ? x.b * x.s / x.cp : x.b * x.s;
   x.t = p.tp;
   x.sp = p.sequence_parallel && p.tp > 1;
   x.Tn = x.sp ? x.T / x.t : x.T;
   x.h = m.hidden;
-  x.d = static_cast<double>(m.hidden) / m.heads;
+  x.dqk = qk_head_dim(m);
+  x.dv = v_head_dim(m);
+  x.mla = m.mla.has_value();
+  x.q_lora = x.mla ? m.mla->q_lora_rank : 0.0;
+  x.kv_lora = x.mla ? m.mla->kv_lora_rank : 0.0;
+  x.nope = x.mla ? m.mla->qk_nope_head_dim : 0.0;
+  x.rope_d = x.mla ? m.mla->qk_rope_head_dim : 0.0;
   x.heads_t = static_cast<double>(m.heads) / p.tp;
   // Fewer key/value heads than ranks: each rank computes a copy of the one its query heads use.
   x.kv_t = m.kv_heads >= p.tp ? static_cast<double>(m.kv_heads) / p.tp : 1.0;
+  if (x.mla) x.kv_t = x.heads_t;  // latent attention expands keys and values to every head
   x.f_t = static_cast<double>(m.ffn_hidden) / p.tp;
   x.vocab_t = static_cast<double>(padded_vocab(m, p.tp)) / p.tp;
   x.grad_bytes = gradient_bytes(p);
@@ -401,7 +566,7 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
   x.alibi = m.position == PositionEmbedding::alibi;
   x.flash = fused_attention(p.attention);
   x.triton = p.attention == Attention::triton;
-  x.gqa = m.kv_heads != m.heads;
+  x.gqa = m.kv_heads != m.heads && !x.mla;
   x.fused_accumulation = p.grad_accumulation_fusion;
   x.fp8 = p.precision == Precision::fp8;
   x.async_backward = p.tp_async_backward && !p.launch_blocking;  // a blocking launch overlaps nothing
@@ -505,7 +670,7 @@ MoeLoad moe_load(const ModelConfig& m, const PlanConfig& p) {
   if (!is_moe(m)) return l;
   const MoeConfig& e = m.moe;
   const double etp = expert_tp(p);
-  l.router_tokens = static_cast<double>(p.micro_batch) * m.seq_len / p.tp;
+  l.router_tokens = static_cast<double>(p.micro_batch) * m.seq_len / p.cp / p.tp;
   // An expert-parallel group's etp x ep ranks route their tokens to k experts each; a rank's
   // experts take the copies of its etp group's tokens sent to them.
   const double group_copies = l.router_tokens * etp * p.ep * e.experts_per_token;
@@ -562,9 +727,11 @@ double gemm_s(const Profile& prof, double m, double n, double k, double batch, d
 
 namespace {
 
-double kernel_s(const Kernel& k, const Profile& prof, const Fabric& fabric, const PlanGroups& groups, TimeSource& source) {
+double kernel_s(const Kernel& k, const Profile& prof, const Fabric& fabric, const PlanGroups& groups, const RingPlace& ring,
+                TimeSource& source) {
   source = TimeSource::modelled;
-  if (prof.operator_lookup && k.kind != KernelKind::gemm && k.kind != KernelKind::collective) {
+  if (prof.operator_lookup && k.kind != KernelKind::gemm && k.kind != KernelKind::collective &&
+      k.kind != KernelKind::ring_p2p) {
     double measured = 0;
     const bool found =
         k.kind == KernelKind::memory
@@ -588,12 +755,15 @@ double kernel_s(const Kernel& k, const Profile& prof, const Fabric& fabric, cons
       return collective_s(prof, fabric,
                           k.group == CommGroup::ep ? groups.ep : k.group == CommGroup::etp ? groups.etp : groups.tp,
                           k.collective, k.comm_bytes);
+    case KernelKind::ring_p2p:
+      // Every rank sends to the next at once; the step takes as long as its slowest hop.
+      return p2p_s(prof, fabric, ring.same_node, k.comm_bytes, ring.node_distance, ring.job_nodes);
   }
   return 0;
 }
 
-void time_all(std::vector<Kernel>& ks, const Profile& prof, const Fabric& f, const PlanGroups& groups) {
-  for (Kernel& k : ks) k.time_s = kernel_s(k, prof, f, groups, k.source);
+void time_all(std::vector<Kernel>& ks, const Profile& prof, const Fabric& f, const PlanGroups& groups, const RingPlace& ring) {
+  for (Kernel& k : ks) k.time_s = kernel_s(k, prof, f, groups, ring, k.source);
   for (size_t i = 0; i < ks.size(); ++i) {
     if (ks[i].beside_from < 0) continue;
     double beside = 0;
@@ -604,10 +774,21 @@ void time_all(std::vector<Kernel>& ks, const Profile& prof, const Fabric& f, con
 
 }  // namespace
 
-void time_kernels(LayerKernels& lk, const Profile& prof, const Fabric& fabric, const PlanGroups& groups) {
+void time_kernels(LayerKernels& lk, const Profile& prof, const Fabric& fabric, const PlanGroups& groups,
+                  const RingPlace& ring) {
   for (auto* v : {&lk.layer_fwd, &lk.layer_bwd, &lk.layer_recompute, &lk.moe_fwd, &lk.moe_bwd, &lk.moe_recompute,
                   &lk.embed_fwd, &lk.embed_bwd, &lk.head_fwd, &lk.head_bwd})
-    time_all(*v, prof, fabric, groups);
+    time_all(*v, prof, fabric, groups, ring);
+}
+
+RingPlace cp_ring(const PlanConfig& p, const GroupShape& cp_group, long long ranks, int gpus_per_node) {
+  RingPlace r;
+  if (p.cp <= 1 || cp_group.nodes <= 1) return r;
+  r.same_node = false;
+  // Ring neighbours lie tp ranks apart: a node or more when tp fills nodes, else the next node.
+  r.node_distance = std::max<long long>(1, p.tp / std::max(1, gpus_per_node));
+  r.job_nodes = (ranks + gpus_per_node - 1) / gpus_per_node;
+  return r;
 }
 
 double sum_model_flops(const std::vector<Kernel>& ks) {

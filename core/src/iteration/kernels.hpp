@@ -12,9 +12,10 @@
 namespace vtrain::detail {
 
 // Which breakdown part a kernel's GPU time belongs to.
-enum class Part : unsigned char { forward, backward, recompute, tp_comm };
+enum class Part : unsigned char { forward, backward, recompute, tp_comm, cp_comm };
 
-enum class KernelKind : unsigned char { gemm, attention_fwd, attention_bwd, memory, collective };
+// ring_p2p: one step of context parallelism's ring, each rank sending `comm_bytes` to the next.
+enum class KernelKind : unsigned char { gemm, attention_fwd, attention_bwd, memory, collective, ring_p2p };
 
 // The group a collective runs over: the tensor-parallel group, or a MoE layer's expert-parallel
 // group (its all-to-alls) or expert tensor-parallel group.
@@ -87,8 +88,19 @@ double expected_max_normal(int n);
 double gemm_s(const Profile& prof, double m, double n, double k, double batch, double extra_bytes = 0,
               bool fp8 = false, TimeSource* source = nullptr);
 
-// Fills time_s of every kernel; `groups` is where the plan's groups lie.
-void time_kernels(LayerKernels& lk, const Profile& prof, const Fabric& fabric, const PlanGroups& groups);
+// Where a context-parallel ring's hops run: all inside a node, or (some) across nodes, each node
+// sending to the one `node_distance` on in a job of `job_nodes` nodes.
+struct RingPlace {
+  bool same_node = true;
+  long long node_distance = 0, job_nodes = 0;
+};
+// The ring of a plan's context-parallel group (ranks tp apart, tp innermost then cp).
+RingPlace cp_ring(const PlanConfig& p, const GroupShape& cp_group, long long ranks, int gpus_per_node);
+
+// Fills time_s of every kernel; `groups` is where the plan's groups lie, `ring` the
+// context-parallel ring's hops.
+void time_kernels(LayerKernels& lk, const Profile& prof, const Fabric& fabric, const PlanGroups& groups,
+                  const RingPlace& ring = {});
 
 // FLOPs counted per micro-batch in each list (sum of model_flops / work_flops).
 double sum_model_flops(const std::vector<Kernel>& ks);

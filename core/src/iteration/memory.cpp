@@ -85,27 +85,35 @@ std::vector<double> stage_local_parameters(const ModelConfig& m, const PlanConfi
 
 double layer_activation_bytes(const ModelConfig& m, const PlanConfig& p, bool without_attention_core) {
   const double t = p.tp;
-  const double T = static_cast<double>(p.micro_batch) * m.seq_len;
-  const double h = m.hidden, d = h / m.heads;
+  // Tokens of the micro-batch on this rank: a cp-th of each sequence with context parallelism.
+  const double s_rank = p.cp > 1 ? static_cast<double>(m.seq_len) / p.cp : m.seq_len;
+  const double T = static_cast<double>(p.micro_batch) * s_rank;
+  const double h = m.hidden, dqk = qk_head_dim(m), dv = v_head_dim(m);
   const bool sp = p.sequence_parallel && p.tp > 1;
   const double Tn = sp ? T / t : T;  // tokens in the norm/dropout regions on this rank
-  const double heads_t = m.heads / t, kv_t = m.kv_heads >= p.tp ? m.kv_heads / t : 1.0, f_t = m.ffn_hidden / t;
+  const double heads_t = m.heads / t, f_t = m.ffn_hidden / t;
+  const double kv_t = m.mla ? heads_t : m.kv_heads >= p.tp ? m.kv_heads / t : 1.0;
   const bool dropout = m.bias;
   // A linear layer keeps its input for the weight-gradient GEMM: in FP8 (Transformer Engine) it
   // keeps the FP8 cast it already made for the forward GEMM, one byte an element.
   const double Lin = p.precision == Precision::fp8 ? 1.0 : E;
   double bytes = 0;
   bytes += (E + Lin) * Tn * h;                        // norm input, projection input (attention)
-  bytes += E * T * (heads_t + 2 * kv_t) * d;          // q, k, v
+  if (m.mla) {
+    // the latents: norm inputs and up-projection inputs
+    const double q_lora = m.mla->q_lora_rank, kv_lora = m.mla->kv_lora_rank;
+    bytes += (E + Lin) * T * (q_lora + kv_lora);
+  }
+  bytes += E * T * (heads_t * dqk + kv_t * (dqk + dv));  // q, k, v
   if (!without_attention_core) {
     if (fused_attention(p.attention)) {
-      bytes += 4.0 * p.micro_batch * heads_t * m.seq_len;  // softmax statistics (fp32)
+      bytes += 4.0 * p.micro_batch * heads_t * s_rank;  // softmax statistics (fp32)
     } else {
       const double scores = static_cast<double>(p.micro_batch) * heads_t * m.seq_len * m.seq_len;
       bytes += scores * (dropout ? 2 * E + 1 : E);    // softmax output (+ dropout mask and output)
     }
   }
-  bytes += Lin * T * heads_t * d;                     // context (output projection input)
+  bytes += Lin * T * heads_t * dv;                    // context (output projection input)
   if (dropout) bytes += Tn * h;                       // dropout mask
   bytes += (E + Lin) * Tn * h;                        // norm input, MLP input
   bytes += E * T * f_t * (m.mlp == Mlp::swiglu ? 2 : 1);  // activation input
@@ -115,9 +123,9 @@ double layer_activation_bytes(const ModelConfig& m, const PlanConfig& p, bool wi
 }
 
 double stage_linear_weights(const ModelConfig& m, const PlanConfig& p, int stage) {
-  const double h = m.hidden, d = static_cast<double>(m.hidden) / m.heads;
+  const double h = m.hidden;
   const double gates = m.mlp == Mlp::swiglu ? 3.0 : 2.0;
-  const double attention = h * (m.heads + 2.0 * m.kv_heads) * d + m.heads * d * h;
+  const double attention = attention_weights(m);
   const double per_layer = attention + h * static_cast<double>(m.ffn_hidden) * gates;
   if (!is_moe(m)) return static_cast<double>(stage_layers(m, p, stage)) * p.virtual_stages * per_layer / p.tp;
   const int moe = stage_moe_layers(m, p, stage);
@@ -132,7 +140,7 @@ double stage_linear_weights(const ModelConfig& m, const PlanConfig& p, int stage
 // busiest rank's load, the permuted copies the combine's backward needs, and the shared experts'.
 double moe_layer_activation_bytes(const ModelConfig& m, const PlanConfig& p, bool without_attention_core) {
   const double t = p.tp;
-  const double T = static_cast<double>(p.micro_batch) * m.seq_len;
+  const double T = static_cast<double>(p.micro_batch) * m.seq_len / p.cp;  // tokens a rank holds
   const double Lin = p.precision == Precision::fp8 ? 1.0 : E;
   const double gated = m.mlp == Mlp::swiglu ? 2.0 : 1.0;
   const double f_t = m.ffn_hidden / t;
@@ -152,7 +160,7 @@ double moe_layer_activation_bytes(const ModelConfig& m, const PlanConfig& p, boo
 std::vector<MemoryBreakdown> stage_memory(const ModelConfig& m, const PlanConfig& p,
                                           const Profile& prof, const std::vector<double>& local_params) {
   const int micro_batches = micro_batches_per_iteration(p);
-  const double T = static_cast<double>(p.micro_batch) * m.seq_len;
+  const double T = static_cast<double>(p.micro_batch) * m.seq_len / p.cp;  // tokens a rank holds
   const bool sp = p.sequence_parallel && p.tp > 1;
   const double layer_input = E * T * m.hidden / (sp ? p.tp : 1);
   const double full = layer_activation_bytes(m, p, false);
@@ -196,7 +204,7 @@ std::vector<MemoryBreakdown> stage_memory(const ModelConfig& m, const PlanConfig
     if (p.zero_stage >= 2 && shard > 1) {
       // ZeRO-2: this rank's shard of the gradients, and the bucket being reduced at full size.
       mb.optimizer_states = n * 12.0 / shard / GiB;
-      mb.gradients = (n * grad_bytes / shard + gradient_buckets(n * grad_bytes, p.dp, grad_bytes).bytes) / GiB;
+      mb.gradients = (n * grad_bytes / shard + gradient_buckets(n * grad_bytes, p.dp * p.cp, grad_bytes).bytes) / GiB;
     }
     if (moe_model && p.zero_stage >= 1) {
       // The routed experts' states are split over their own (expert) data-parallel group.

@@ -150,6 +150,7 @@ class Run {
     st.busy_backward += bp.backward;
     st.busy_recompute += bp.recompute;
     st.busy_tp_comm += bp.tp_comm;
+    st.busy_cp_comm += bp.cp_comm;
     st.busy_host += bp.host;
     st.busy_dp_comm += bp.dp_comm;
     if (kRecord) {

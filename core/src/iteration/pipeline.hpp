@@ -12,6 +12,7 @@ namespace vtrain::detail {
 struct BlockProfile {
   double duration = 0;
   double forward = 0, backward = 0, recompute = 0, tp_comm = 0, host = 0;
+  double cp_comm = 0;  // context-parallel K/V exchange that outlasts the attention beside it
   double dp_comm = 0;  // waiting for a sharded layer's all-gather or reduce-scatter (ZeRO-3)
   bool operator==(const BlockProfile&) const = default;
 };
@@ -43,6 +44,7 @@ struct PipelineInput {
 struct StageOutcome {
   double compute_end = 0;   // when the stage's stream is free after its last block (s)
   double busy_forward = 0, busy_backward = 0, busy_recompute = 0, busy_tp_comm = 0, busy_host = 0;
+  double busy_cp_comm = 0;  // exposed context-parallel ring exchange (s)
   double busy_dp_comm = 0;  // blocks waiting for sharded parameters' collectives (s)
   double bubble = 0;        // idle waiting for upstream compute (s)
   double pp_comm = 0;       // idle waiting for a transfer in flight, or blocked sending (s)

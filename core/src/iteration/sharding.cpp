@@ -4,7 +4,9 @@
 
 namespace vtrain::detail {
 
-int shard_size(const PlanConfig& p) { return p.shard_group > 0 ? p.shard_group : p.dp; }
+// The optimizer states are sharded over the data-parallel ranks and, where the plan has context
+// parallelism (whose ranks hold the same weights), its ranks too (Megatron's distributed optimizer).
+int shard_size(const PlanConfig& p) { return p.shard_group > 0 ? p.shard_group : p.dp * p.cp; }
 
 bool shards_parameters(const PlanConfig& p) { return p.zero_stage >= 3 && shard_size(p) > 1; }
 

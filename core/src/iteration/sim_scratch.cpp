@@ -11,8 +11,9 @@ namespace {
 // never on the pipeline, the data-parallel replicas or the batch.
 PlanConfig kernel_key(const ModelConfig& m, const PlanConfig& p) {
   PlanConfig k = p;
-  // A MoE layer's expert-parallel group lies on the nodes by tp, dp, pp and the placement: those stay.
-  if (is_moe(m)) {
+  // A MoE layer's expert-parallel group lies on the nodes by tp, dp, pp and the placement, and so
+  // does a context-parallel ring's: those stay.
+  if (is_moe(m) || p.cp > 1) {
     k.global_batch = 1;
     k.zero_stage = 0;
     k.dp_overlap = false;
@@ -38,10 +39,11 @@ PlanConfig kernel_key(const ModelConfig& m, const PlanConfig& p) {
 }  // namespace
 
 const LayerKernels& timed_kernels(const SimConfig& config, const Profile& prof, const Fabric& fabric,
-                                  const PlanGroups& tp_group, SimScratch* scratch, LayerKernels& own) {
+                                  const PlanGroups& groups, const RingPlace& ring, SimScratch* scratch,
+                                  LayerKernels& own) {
   if (!scratch) {
     own = build_kernels(config.model, config.plan);
-    time_kernels(own, prof, fabric, tp_group);
+    time_kernels(own, prof, fabric, groups, ring);
     return own;
   }
   if (scratch->profile != &prof || !(scratch->model == config.model) || !(scratch->cluster == config.cluster)) {
@@ -59,7 +61,7 @@ const LayerKernels& timed_kernels(const SimConfig& config, const Profile& prof, 
     }
   }
   SimScratch::KernelEntry e{key, build_kernels(config.model, config.plan)};
-  time_kernels(e.kernels, prof, fabric, tp_group);
+  time_kernels(e.kernels, prof, fabric, groups, ring);
   if (entries.size() >= scratch->kernel_capacity) entries.pop_back();
   entries.insert(entries.begin(), std::move(e));
   return entries[0].kernels;

@@ -49,7 +49,8 @@ namespace detail {
 // The kernels of `config`'s plan, timed on `prof`: from the scratch when it holds them (or, with
 // no scratch, built into `own`).
 const LayerKernels& timed_kernels(const SimConfig& config, const Profile& prof, const Fabric& fabric,
-                                  const PlanGroups& groups, SimScratch* scratch, LayerKernels& own);
+                                  const PlanGroups& groups, const RingPlace& ring, SimScratch* scratch,
+                                  LayerKernels& own);
 
 // The pipeline outcome of `in`: the scratch's last one when its input was equal (or, with no
 // scratch, simulated into `own`).

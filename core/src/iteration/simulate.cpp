@@ -17,7 +17,7 @@ namespace vtrain {
 using namespace detail;
 
 double Breakdown::total() const {
-  return forward + backward + recompute + optimizer + pipeline_bubble + tp_comm_exposed +
+  return forward + backward + recompute + optimizer + pipeline_bubble + tp_comm_exposed + cp_comm_exposed +
          pp_comm_exposed + dp_comm_exposed + embedding_comm_exposed + host_overhead;
 }
 
@@ -81,6 +81,7 @@ void issue(HostGpu& st, const std::vector<Kernel>& ks, double per_kernel_s, cons
       case Part::backward: st.acc.backward += k.time_s; break;
       case Part::recompute: st.acc.recompute += k.time_s; break;
       case Part::tp_comm: st.acc.tp_comm += k.time_s; break;
+      case Part::cp_comm: st.acc.cp_comm += k.time_s; break;
     }
   }
 }
@@ -103,13 +104,15 @@ void issue_layers(HostGpu& st, const std::vector<Kernel>& a, const std::vector<K
     inc.acc.backward = st.acc.backward - before.acc.backward;
     inc.acc.recompute = st.acc.recompute - before.acc.recompute;
     inc.acc.tp_comm = st.acc.tp_comm - before.acc.tp_comm;
+    inc.acc.cp_comm = st.acc.cp_comm - before.acc.cp_comm;
     inc.acc.host = st.acc.host - before.acc.host;
     // Equal increments are a steady state only if the GPU's backlog behind the host is not
     // draining: a draining backlog runs out, and from then on the GPU waits on the host.
     const bool draining = inc.gpu < inc.host * (1 - 1e-12);
     if (r >= 1 && !draining && std::abs(inc.gpu - prev_inc.gpu) <= 1e-12 * inc.gpu &&
         std::abs(inc.host - prev_inc.host) <= 1e-12 * inc.host &&
-        std::abs(inc.acc.host - prev_inc.acc.host) <= 1e-12 * inc.gpu) {
+        std::abs(inc.acc.host - prev_inc.acc.host) <= 1e-12 * inc.gpu &&
+        std::abs(inc.acc.cp_comm - prev_inc.acc.cp_comm) <= 1e-12 * inc.gpu) {
       const double left = reps - r - 1;
       st.host += left * inc.host;
       st.gpu += left * inc.gpu;
@@ -117,6 +120,7 @@ void issue_layers(HostGpu& st, const std::vector<Kernel>& a, const std::vector<K
       st.acc.backward += left * inc.acc.backward;
       st.acc.recompute += left * inc.acc.recompute;
       st.acc.tp_comm += left * inc.acc.tp_comm;
+      st.acc.cp_comm += left * inc.acc.cp_comm;
       st.acc.host += left * inc.acc.host;
       return;
     }
@@ -182,7 +186,8 @@ OperatorKind operator_kind(KernelKind k) {
     case KernelKind::attention_fwd:
     case KernelKind::attention_bwd: return OperatorKind::attention;
     case KernelKind::memory: return OperatorKind::memory;
-    case KernelKind::collective: return OperatorKind::collective;
+    case KernelKind::collective:
+    case KernelKind::ring_p2p: return OperatorKind::collective;
   }
   return OperatorKind::memory;
 }
@@ -223,7 +228,7 @@ std::vector<OperatorTime> operator_times(const LayerKernels& lk, bool dense_laye
       (list.phase == fwd ? it->forward_s : list.phase == rec ? it->recompute_s : it->backward_s) += k.time_s;
       it->work_flops += k.work_flops;
       if (k.kind == KernelKind::memory) it->hbm_bytes += k.bytes;
-      if (k.kind == KernelKind::collective) it->comm_bytes += k.comm_bytes;
+      if (k.kind == KernelKind::collective || k.kind == KernelKind::ring_p2p) it->comm_bytes += k.comm_bytes;
     }
   }
   // In model order: the embedding's operators, a layer's, then the head's.
@@ -283,9 +288,12 @@ double sum_time(const std::vector<Kernel>& ks) {
   return s;
 }
 
-// First rank of stage s in the plan's placement, and the rank distance between stages.
+// First rank of stage s in the plan's placement, and the rank distance between stages. Context-
+// parallel ranks sit next to the tensor-parallel ones (tp innermost, then cp, as Megatron-Core
+// orders them), so that block of tp x cp ranks is what the placements order.
 long long stage_stride(const PlanConfig& p) {
-  return p.placement == Placement::tp_dp_pp ? static_cast<long long>(p.tp) * p.dp : p.tp;
+  const long long inner = static_cast<long long>(p.tp) * p.cp;
+  return p.placement == Placement::tp_dp_pp ? inner * p.dp : inner;
 }
 
 // Whether every rank of stage `a` and its partner in stage `b` share a node. Within one run of
@@ -298,7 +306,7 @@ bool stages_share_node(const PlanConfig& p, int gpus_per_node, int a, int b) {
   const long long stride = stage_stride(p);
   const long long lo = std::min(a, b) * stride, hi = (std::max(a, b) + 1) * stride - 1;
   const bool per_replica = p.placement == Placement::tp_pp_dp;
-  const long long replica = static_cast<long long>(p.tp) * p.pp;  // ranks of one replica (tp-pp-dp)
+  const long long replica = static_cast<long long>(p.tp) * p.cp * p.pp;  // ranks of one replica (tp-pp-dp)
   const long long runs = per_replica ? std::min<long long>(p.dp, gpn) : 1;
   for (long long k = 0; k < runs; ++k) {
     const long long first = k * replica + lo, last = k * replica + hi;
@@ -334,7 +342,7 @@ void note_settings(const ModelConfig& m, const PlanConfig& p, SimResult& r) {
                   4.0 * p.micro_batch * (m.heads / p.tp) * m.seq_len / (1 << 20));
     r.warnings.push_back({WarningCode::no_effect, "/plan/recompute", buf});
   }
-  if (p.zero_stage == 1 && p.dp == 1)
+  if (p.zero_stage == 1 && p.dp * p.cp == 1)
     r.warnings.push_back({WarningCode::no_effect, "/plan/zero_stage",
                           "ZeRO stage 1 splits the optimizer states over data-parallel ranks: at dp 1 it changes nothing"});
   if (p.zero_stage >= 2 && shard_size(p) == 1)
@@ -353,7 +361,7 @@ void note_settings(const ModelConfig& m, const PlanConfig& p, SimResult& r) {
   if (p.launch_blocking) {
     std::vector<std::string> off;
     for (const auto& [on, name] :
-         {std::pair{p.dp_overlap && p.dp > 1, "the gradient reduction's overlap (dp_overlap)"},
+         {std::pair{p.dp_overlap && p.dp * p.cp > 1, "the gradient reduction's overlap (dp_overlap)"},
           std::pair{p.p2p_overlap && p.pp > 1, "the pipeline sends' overlap (p2p_overlap)"},
           std::pair{p.tp_async_backward && p.tp > 1, "the asynchronous tensor-parallel backward (tp_async_backward)"}})
       if (on) off.push_back(name);
@@ -412,8 +420,9 @@ struct Setting {
   Fabric fabric;
   int P, V, M;                  // stages, chunks per stage, micro-batches per iteration
   int gpn;                      // GPUs per node
-  long long ranks;              // tp x pp x dp
-  PlanGroups groups;             // where the tensor-parallel (and a MoE layer's expert) groups lie
+  long long ranks;              // tp x cp x pp x dp
+  PlanGroups groups;            // where the tensor-parallel (and a MoE layer's expert) groups lie
+  RingPlace cp_ring;            // where the context-parallel ring's hops run
   HostCost issue_s;
   bool dp_overlap, p2p_overlap;  // as they take effect (a blocking launch overlaps nothing)
   ShardComm shard;               // sharded parameters' collectives per layer (ZeRO-3), if any
@@ -479,7 +488,7 @@ void pipeline_input(const Setting& x, const LayerKernels& lk, bool record, Pipel
     }
   }
 
-  const double T = static_cast<double>(p.micro_batch) * m.seq_len;
+  const double T = static_cast<double>(p.micro_batch) * m.seq_len / p.cp;  // tokens a rank holds
   const double act_bytes = T * m.hidden * kHalfBytes;
   const double slice = act_bytes / p.tp;
   const double regather = (p.sequence_parallel || p.tp == 1)
@@ -497,6 +506,22 @@ void pipeline_input(const Setting& x, const LayerKernels& lk, bool record, Pipel
     in.send_bwd_s[s] = p2p_s(x.prof, x.fabric, bwd_local, slice, node_distance, job_nodes) + regather;
     details.p2p_send_s = std::max({details.p2p_send_s, in.send_fwd_s[s], in.send_bwd_s[s]});
   }
+}
+
+// The group each stage's gradients are reduced over: its data-parallel replicas and, the weights
+// being replicated over context-parallel ranks too, its cp ranks (Megatron-Core's data-parallel
+// group "with context parallelism"). With tp-dp-pp the cp and dp ranks are one run, tp apart; with
+// tp-pp-dp the cp ranks sit inside a replica and the replicas lie a replica apart.
+GroupShape gradient_group(const PlanConfig& p, long long ranks, int gpn) {
+  if (p.placement == Placement::tp_dp_pp) return group_shape(p.dp * p.cp, p.tp, ranks, gpn);
+  const GroupShape dp = group_shape(p.dp, static_cast<long long>(p.tp) * p.cp * p.pp, ranks, gpn);
+  if (p.cp == 1) return dp;
+  const GroupShape cp = group_shape(p.cp, p.tp, ranks, gpn);
+  GroupShape g;
+  g.size = p.dp * p.cp;
+  g.nodes = std::min(cp.nodes * dp.nodes, g.size);
+  g.per_node = std::max(1, g.size / g.nodes);
+  return g;
 }
 
 // What follows each stage's last backward: its gradient reduction over the data-parallel replicas
@@ -517,8 +542,7 @@ StageTails after_pipeline(const Setting& x, const PipelineOutcome& po, const std
   const Profile& prof = x.prof;
   const int P = x.P, V = x.V;
   const double grad_bytes = gradient_bytes(p);
-  const long long dp_stride = p.placement == Placement::tp_dp_pp ? p.tp : static_cast<long long>(p.tp) * p.pp;
-  const GroupShape dp_group = group_shape(p.dp, dp_stride, x.ranks, x.gpn);
+  const GroupShape dp_group = gradient_group(p, x.ranks, x.gpn);
   StageTails t;
   t.dp_nodes = dp_group.nodes;
   details.dp_nodes = dp_group.nodes;
@@ -562,10 +586,10 @@ StageTails after_pipeline(const Setting& x, const PipelineOutcome& po, const std
     double end = st.compute_end + full_s;
     const double tied_s = tied_split && (s == 0 || s == P - 1) ? emb_s : 0.0;
     t.sync_after = std::max(t.sync_after, end + tied_s);
-    if (x.dp_overlap && p.dp > 1 && !sharded) {
+    if (x.dp_overlap && dp_group.size > 1 && !sharded) {
       // Each chunk's gradients fill its buckets during the chunk's last backward, and a bucket is
       // reduced as soon as it is full; the comm stream takes the chunks in the order they finish.
-      const Buckets buckets = gradient_buckets(bytes / V, p.dp, grad_bytes);
+      const Buckets buckets = gradient_buckets(bytes / V, dp_group.size, grad_bytes);
       t.buckets_per_chunk = std::max(t.buckets_per_chunk, buckets.count);
       const double bucket_s = collective_s(prof, x.fabric, dp_group, reduce_kind, buckets.bytes);
       const double last_s = collective_s(prof, x.fabric, dp_group, reduce_kind, buckets.last_bytes);
@@ -621,6 +645,7 @@ void stage_breakdowns(const Setting& x, const PipelineOutcome& po, const StageTa
     b.backward = st.busy_backward;
     b.recompute = st.busy_recompute;
     b.tp_comm_exposed = st.busy_tp_comm;
+    b.cp_comm_exposed = st.busy_cp_comm;
     b.host_overhead = st.busy_host + host_tail;
     b.pp_comm_exposed = st.pp_comm;
     b.dp_comm_exposed = (t.dp_end[s] - st.compute_end) + t.gather_s[s] + st.busy_dp_comm;
@@ -628,7 +653,8 @@ void stage_breakdowns(const Setting& x, const PipelineOutcome& po, const StageTa
     b.optimizer = t.opt_s[s];
     b.pipeline_bubble =
         st.bubble + (t.sync - t.reduce_end[s]) + (iteration - (t.sync + t.opt_s[s] + t.gather_s[s] + host_tail));
-    const double busy = b.forward + b.backward + b.recompute + b.tp_comm_exposed + b.host_overhead + st.busy_dp_comm;
+    const double busy = b.forward + b.backward + b.recompute + b.tp_comm_exposed + b.cp_comm_exposed +
+                        b.host_overhead + st.busy_dp_comm;
     if (busy > busiest) {
       busiest = busy;
       r.breakdown_stage = s;
@@ -642,7 +668,8 @@ void utilization(const Setting& x, const LayerKernels& lk, SimResult& r) {
   const ModelConfig& m = x.m;
   const PlanConfig& p = x.p;
   const double iteration = r.iteration_time_s;
-  const double replicas_per_iter = static_cast<double>(x.M) * p.dp * p.tp;  // micro-batch x rank copies
+  // micro-batches x the ranks that share each one (tp, and cp holding a share of its tokens each)
+  const double replicas_per_iter = static_cast<double>(x.M) * p.dp * p.tp * p.cp;
   const double layer_model = sum_model_flops(lk.layer_fwd) + sum_model_flops(lk.layer_bwd);
   const double edge_model = sum_model_flops(lk.embed_fwd) + sum_model_flops(lk.embed_bwd) +
                             sum_model_flops(lk.head_fwd) + sum_model_flops(lk.head_bwd);
@@ -761,7 +788,8 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   if (cl.intra_node_GBps <= 0) cl.intra_node_GBps = prof->intra_node_GBps;
   if (cl.inter_node_Gbps <= 0) cl.inter_node_Gbps = prof->inter_node_Gbps;
   const PlanConfig& p = config.plan;
-  const long long ranks = static_cast<long long>(p.tp) * p.pp * p.dp;
+  const long long ranks = static_cast<long long>(p.tp) * p.cp * p.pp * p.dp;
+  const GroupShape cp_group = group_shape(p.cp, p.tp, ranks, cl.gpus_per_node);
   const Setting x{config.model,
                   p,
                   *prof,
@@ -772,6 +800,7 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
                   cl.gpus_per_node,
                   ranks,
                   plan_groups(config.model, p, ranks, cl.gpus_per_node),
+                  cp_ring(p, cp_group, ranks, cl.gpus_per_node),
                   HostCost{prof->host_issue_us * 1e-6, prof->host_issue_backward_us * 1e-6, prof->host_layer_us * 1e-6,
                            prof->collective_sync_us * 1e-6 * expected_max_normal(p.tp),
                            prof->host_microbatch_us * 1e-6, p.launch_blocking},
@@ -783,7 +812,7 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
 
   // Kernels of one micro-batch, timed once: every layer of the plan has the same shapes.
   LayerKernels own_kernels;
-  const LayerKernels& lk = timed_kernels(config, *prof, x.fabric, x.groups, scratch, own_kernels);
+  const LayerKernels& lk = timed_kernels(config, *prof, x.fabric, x.groups, x.cp_ring, scratch, own_kernels);
   r.details.layer_forward_s = sum_time(lk.layer_fwd);
   r.details.layer_backward_s = sum_time(lk.layer_bwd);
   r.details.layer_recompute_s = sum_time(lk.layer_recompute);

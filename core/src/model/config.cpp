@@ -64,7 +64,7 @@ Outcome<SimConfig> parse_sim_config(const json& j) {
   const json* plan = top.child("plan");
   if (!plan) errors.push_back(make_diagnostic("missing", "/plan", "is required"));
   detail::read_cluster(cluster, c.cluster, errors);
-  // Defaults that follow from other fields: a plan without num_gpus uses tp*pp*dp GPUs.
+  // Defaults that follow from other fields: a plan without num_gpus uses tp*cp*pp*dp GPUs.
   detail::read_plan(plan, c.plan, errors);
   if (!cluster || !cluster->contains("num_gpus")) {
     // Past the bound, the rules below report the plan's degrees, not this field the input never gave.
@@ -114,6 +114,9 @@ static void check_expert_plan(const ModelConfig& m, const PlanConfig& p, Diagnos
     add("divisibility", "/plan/tp",
         "must divide the shared experts' width (/model/moe/shared_experts x their width: " +
             detail::describe_number(shared_expert_width(m)) + "): they are split as the dense layers' MLP is");
+  if (p.cp > 1)
+    add("range", "/plan/cp",
+        "must be 1 with a mixture of experts: context parallelism is not modelled for expert layers yet");
   if (p.zero_stage == 3)
     add("range", "/plan/zero_stage",
         "must be at most 2 with a mixture of experts: sharded parameters (3) are not modelled for expert layers; "
@@ -172,14 +175,29 @@ Diagnostics check_sim_config(const SimConfig& c) {
   else if (p.shard_group > 0 && p.shard_group != p.dp && p.shard_group != 1 && p.zero_stage != 3)
     add("range", "/plan/shard_group",
         "hybrid sharding (a group smaller than /plan/dp) needs /plan/zero_stage 3, got " + std::to_string(p.zero_stage));
+  if (p.cp > 1) {
+    // Megatron-Core splits each sequence into 2 x cp chunks and gives rank r chunks r and 2cp-1-r,
+    // so that every rank does the same share of the causal attention.
+    if (m.seq_len % (2LL * p.cp) != 0)
+      add("divisibility", "/plan/cp",
+          "times 2 must divide /model/seq_len (" + std::to_string(m.seq_len) +
+              "): each sequence is split into 2 x cp chunks, two a rank, for the causal load balance");
+    if (!fused_attention(p.attention))
+      add("range", "/plan/cp",
+          "context parallelism needs fused attention (/plan/attention flash or triton): its ring exchange runs "
+          "inside the fused kernel's steps");
+    if (p.zero_stage == 3)
+      add("range", "/plan/cp",
+          "context parallelism with sharded parameters (/plan/zero_stage 3) is not modelled: choose zero_stage 0 to 2");
+  }
   const long long product = plan_gpus(p);
   if (product > limits::num_gpus)
     add("range", "/plan/dp",
-        "/plan/tp x /plan/pp x /plan/dp gives " + detail::describe_number(static_cast<double>(product)) +
+        "/plan/tp x /plan/cp x /plan/pp x /plan/dp gives " + detail::describe_number(static_cast<double>(product)) +
             " GPUs, more than any cluster may have (" + std::to_string(limits::num_gpus) + ", /cluster/num_gpus)");
   else if (product != c.cluster.num_gpus)
     add("product", "/cluster/num_gpus",
-        "must equal /plan/tp x /plan/pp x /plan/dp (" + std::to_string(product) + "), got " +
+        "must equal /plan/tp x /plan/cp x /plan/pp x /plan/dp (" + std::to_string(product) + "), got " +
             std::to_string(c.cluster.num_gpus));
   if (c.training.tokens > 0 && c.training.tokens < limits::min_tokens)
     add("range", "/training/tokens", "must be 0 (no training run) or at least 1 token: a run trains on whole tokens");
@@ -189,7 +207,8 @@ Diagnostics check_sim_config(const SimConfig& c) {
 long long plan_gpus(const PlanConfig& p) {
   long long gpus = 0;
   if (__builtin_mul_overflow(static_cast<long long>(p.tp), static_cast<long long>(p.pp), &gpus) ||
-      __builtin_mul_overflow(gpus, static_cast<long long>(p.dp), &gpus))
+      __builtin_mul_overflow(gpus, static_cast<long long>(p.dp), &gpus) ||
+      __builtin_mul_overflow(gpus, static_cast<long long>(p.cp), &gpus))
     return std::numeric_limits<long long>::max();
   return gpus;
 }

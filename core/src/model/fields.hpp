@@ -36,6 +36,7 @@ void model_fields(V& v, M& m) {
   v.field("hidden", m.hidden, IntBounds{1, limits::hidden});
   v.field("heads", m.heads, IntBounds{1, limits::heads});
   v.field("kv_heads", m.kv_heads, IntBounds{1, limits::heads});
+  v.field("head_dim", m.head_dim, IntBounds{0, limits::head_dim});
   v.field("seq_len", m.seq_len, IntBounds{1, limits::seq_len});
   v.field("vocab", m.vocab, IntBounds{1, limits::vocab});
   v.field("ffn_hidden", m.ffn_hidden, IntBounds{1, limits::ffn_hidden});
@@ -59,6 +60,16 @@ void moe_fields(V& v, M& e) {
   v.field("layer_frequency", e.layer_frequency, IntBounds{1, limits::layers});
   v.field("router", e.router);
   v.field("capacity_factor", e.capacity_factor, RealBounds{0.0, limits::capacity_factor});
+}
+
+// /model/mla, an object of its own (absent or null: no latent attention).
+template <class V, class A>
+void mla_fields(V& v, A& a) {
+  v.field("q_lora_rank", a.q_lora_rank, IntBounds{0, limits::lora_rank});
+  v.field("kv_lora_rank", a.kv_lora_rank, IntBounds{1, limits::lora_rank});
+  v.field("qk_nope_head_dim", a.qk_nope_head_dim, IntBounds{0, limits::head_dim});
+  v.field("qk_rope_head_dim", a.qk_rope_head_dim, IntBounds{0, limits::head_dim});
+  v.field("v_head_dim", a.v_head_dim, IntBounds{1, limits::head_dim});
 }
 
 template <class V, class C>
@@ -87,6 +98,7 @@ void plan_fields(V& v, P& p) {
   v.field("tp", p.tp, IntBounds{1, limits::tp});
   v.field("pp", p.pp, IntBounds{1, limits::pp});
   v.field("dp", p.dp, IntBounds{1, limits::dp});
+  v.field("cp", p.cp, IntBounds{1, limits::cp});
   v.field("micro_batch", p.micro_batch, IntBounds{1, limits::micro_batch});
   v.field("global_batch", p.global_batch, IntBounds{1, limits::global_batch});
   v.field("recompute", p.recompute);

@@ -84,16 +84,36 @@ double shared_expert_width(const ModelConfig& m) {
   return static_cast<double>(m.moe.shared_experts) * f;
 }
 
+double attention_weights(const ModelConfig& m) {
+  const double h = m.hidden;
+  if (m.mla) {
+    const MlaConfig& a = *m.mla;
+    const double heads = m.heads, qk = static_cast<double>(a.qk_nope_head_dim) + a.qk_rope_head_dim;
+    const double query = a.q_lora_rank > 0 ? h * a.q_lora_rank + a.q_lora_rank * heads * qk : h * heads * qk;
+    const double kv = h * (static_cast<double>(a.kv_lora_rank) + a.qk_rope_head_dim) +
+                      a.kv_lora_rank * heads * (static_cast<double>(a.qk_nope_head_dim) + a.v_head_dim);
+    return query + kv + heads * a.v_head_dim * h;
+  }
+  const double d = qk_head_dim(m);
+  return h * (m.heads + 2.0 * m.kv_heads) * d + m.heads * d * h;
+}
+
 ParameterCounts count_parameters(const ModelConfig& m) {
   const double h = m.hidden;
-  const double d = static_cast<double>(m.hidden) / m.heads;
+  const double d = qk_head_dim(m);
   const double q = m.heads * d;
   const double kv = 2.0 * m.kv_heads * d;
   const double f = m.ffn_hidden;
   const double norm = m.norm == Norm::layernorm && m.bias ? 2 * h : h;
   ParameterCounts c;
   double attention = h * (q + kv) + q * h;
-  if (m.bias) attention += q + kv + h;
+  if (m.mla) {
+    // the projections, and the RMSNorms of the two latents
+    attention = attention_weights(m) + m.mla->kv_lora_rank + m.mla->q_lora_rank;
+    if (m.bias) attention += h;  // the output projection's
+  } else if (m.bias) {
+    attention += q + kv + h;
+  }
   c.per_layer = attention + mlp_parameters(m, f) + 2 * norm;
   c.embedding = static_cast<double>(m.vocab) * h;
   c.position = m.position == PositionEmbedding::learned ? static_cast<double>(m.seq_len) * h : 0.0;
@@ -181,6 +201,29 @@ std::vector<ModelPreset> build_presets() {
                "shape of the released config.json (56 layers, hidden 6144, 48 heads, 8 key/value heads, expert "
                "width 16384, vocabulary 32000)",
                141e9, 39e9});
+  // Models whose heads are wider than hidden / heads (head_dim).
+  const char* qwen3 = "Qwen Team 2025, Qwen3 Technical Report, arXiv 2505.09388, Table 1; head_dim, widths and "
+                      "vocabulary of the released config.json; parameter counts of the model cards";
+  {
+    ModelConfig m = llama_model("qwen3-8b", 36, 4096, 32, 8, 12288, 151936, 4096);
+    m.head_dim = 128;
+    p.push_back({m, "Qwen3 8B", qwen3, 8.2e9});
+  }
+  {
+    ModelConfig m = llama_model("qwen3-32b", 64, 5120, 64, 8, 25600, 151936, 4096);
+    m.head_dim = 128;
+    p.push_back({m, "Qwen3 32B", qwen3, 32.8e9});
+  }
+  {
+    // GeGLU is a gated MLP of three matrices: the shape of SwiGLU's.
+    ModelConfig m = llama_model("gemma-7b", 28, 3072, 16, 16, 24576, 256000, 8192);
+    m.head_dim = 256;
+    m.tied_embeddings = true;
+    p.push_back({m, "Gemma 7B",
+                 "Gemma Team 2024, Gemma: Open Models Based on Gemini Research and Technology, arXiv 2403.08295, "
+                 "Tables 1 and 2 (786,825,216 embedding and 7,751,248,896 non-embedding parameters)",
+                 8538074112.0});
+  }
   return p;
 }
 
@@ -235,6 +278,16 @@ void read_model(const json* j, ModelConfig& m, Diagnostics& errors) {
   const bool from_preset = r.has("preset");
   FieldReader reader{r};
   model_fields(reader, m);
+  // Latent attention: an object over the preset's (or DeepSeek-V3's) ranks; null removes it.
+  if (const json* mla = r.child("mla")) {
+    if (mla->is_null()) {
+      m.mla.reset();
+    } else {
+      MlaConfig a = m.mla.value_or(MlaConfig{});
+      read_section(mla, "/model/mla", a, errors, [](auto& v, auto& s) { mla_fields(v, s); });
+      m.mla = a;
+    }
+  }
   // Without a preset, omitted shape fields follow the GPT convention of the given ones; the
   // shape itself has no default.
   if (!from_preset) {
@@ -257,9 +310,21 @@ Outcome<ModelConfig> parse_model_config(const json& j) {
 
 Diagnostics check_model(const ModelConfig& m) {
   Diagnostics e;
-  if (m.hidden % m.heads != 0)
+  if (m.mla && m.head_dim != 0)
+    e.push_back(make_diagnostic("range", "/model/head_dim",
+                                "must be 0 with /model/mla: latent attention gives its own head widths "
+                                "(qk_nope_head_dim + qk_rope_head_dim, v_head_dim)"));
+  else if (!m.mla && m.head_dim == 0 && m.hidden % m.heads != 0)
     e.push_back(make_diagnostic("divisibility", "/model/hidden",
-                                "must be divisible by /model/heads (" + std::to_string(m.heads) + ")"));
+                                "must be divisible by /model/heads (" + std::to_string(m.heads) +
+                                    "), or give /model/head_dim"));
+  if (m.mla && m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim < 1)
+    e.push_back(make_diagnostic("range", "/model/mla/qk_nope_head_dim",
+                                "plus /model/mla/qk_rope_head_dim must be at least 1 (the query/key head width)"));
+  if (m.mla && m.kv_heads != m.heads)
+    e.push_back(make_diagnostic("range", "/model/kv_heads",
+                                "must equal /model/heads (" + std::to_string(m.heads) +
+                                    ") with /model/mla: latent attention expands keys and values to every head"));
   if (m.kv_heads > m.heads)
     e.push_back(make_diagnostic("range", "/model/kv_heads", "must not exceed /model/heads (" + std::to_string(m.heads) + ")"));
   else if (m.heads % m.kv_heads != 0)
@@ -282,6 +347,7 @@ Diagnostics check_model(const ModelConfig& m) {
 json to_json(const ModelConfig& m) {
   json j = detail::section_json(m, [](auto& v, const auto& s) { detail::model_fields(v, s); });
   if (is_moe(m)) j["moe"] = detail::section_json(m.moe, [](auto& v, const auto& s) { detail::moe_fields(v, s); });
+  if (m.mla) j["mla"] = detail::section_json(*m.mla, [](auto& v, const auto& s) { detail::mla_fields(v, s); });
   return j;
 }
 

@@ -23,7 +23,8 @@ void explain_plan_defaults(Diagnostics& rules, const json* plan) {
                                                    {"micro_batch", defaults.micro_batch},
                                                    {"tp", defaults.tp},
                                                    {"pp", defaults.pp},
-                                                   {"dp", defaults.dp}};
+                                                   {"dp", defaults.dp},
+                                                   {"cp", defaults.cp}};
   for (Diagnostic& d : rules)
     for (const auto& [key, value] : defaulted)
       if (d.pointer == std::string("/plan/") + key && !(plan && plan->is_object() && plan->contains(key)))

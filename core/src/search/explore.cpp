@@ -127,6 +127,12 @@ void parse_options(const json* j, const SimConfig& c, ExploreOptions& o, Diagnos
   check_each(o.dp, given("dp"), "/explore/dp", [&](int d) -> std::string {
     return G % d ? "does not divide /plan/global_batch (" + std::to_string(G) + ")" : std::string();
   }, errors);
+  check_each(o.cp, given("cp"), "/explore/cp", [&](int cp) -> std::string {
+    if (cp > 1 && m.seq_len % (2LL * cp))
+      return "times 2 does not divide /model/seq_len (" + std::to_string(m.seq_len) + ")";
+    if (cp > 1 && !fused_attention(c.plan.attention)) return "needs fused attention (/plan/attention)";
+    return {};
+  }, errors);
   check_each(o.micro_batch, given("micro_batch"), "/explore/micro_batch", [&](int b) -> std::string {
     return G % b ? "does not divide /plan/global_batch (" + std::to_string(G) + ")" : std::string();
   }, errors);
@@ -155,7 +161,8 @@ Outcome<ExploreRequest> parse_explore_request(const json& input) {
   const json* model = top.child("model");
   const json* cluster = top.child("cluster");
   const json* plan = top.child("plan");
-  req.has_baseline = plan && plan->is_object() && (plan->contains("tp") || plan->contains("pp") || plan->contains("dp"));
+  req.has_baseline = plan && plan->is_object() && (plan->contains("tp") || plan->contains("pp") || plan->contains("dp") ||
+                                                     plan->contains("cp"));
   if (plan && plan->is_object() && !plan->contains("global_batch"))
     errors.push_back(make_diagnostic("missing", "/plan/global_batch",
                                      "is required: the sequences per iteration every plan trains with"));
@@ -366,7 +373,7 @@ struct Space {
 // batch and the layers are not recomputed per combination).
 struct SpaceWalk {
   const ExploreRequest& request;
-  std::vector<int> tps, pps, mbs;
+  std::vector<int> tps, cps, pps, mbs;
   std::vector<int> batch_divisors;           // of the global batch: the default dp values
   std::vector<std::vector<int>> default_vs;  // per entry of pps: 1 and the divisors of layers / pp above 1
   std::vector<Recompute> recs;
@@ -382,6 +389,12 @@ struct SpaceWalk {
       if (m.kv_heads % t == 0 && m.ffn_hidden % t == 0 && t <= max_gpus && (t <= gpn || o.tp_across_nodes))
         tp_all.push_back(t);
     tps = or_default(o.tp, tp_all);
+    // Context parallelism for long sequences: each of 2 x cp chunks whole, with fused attention.
+    std::vector<int> cp_all{1};
+    if (m.seq_len >= kLongSequence && fused_attention(r.config.plan.attention) && r.config.plan.zero_stage != 3)
+      for (int c = 2; c <= kMaxDefaultCp && c <= max_gpus; c *= 2)
+        if (m.seq_len % (2 * c) == 0) cp_all.push_back(c);
+    cps = or_default(o.cp, cp_all);
     pps = or_default(o.pp, divisors(L));
     batch_divisors = divisors(G);
     mbs = or_default(o.micro_batch, batch_divisors);
@@ -437,7 +450,7 @@ struct SpaceWalk {
   // The plans a combination of (pp, virtual stages, dp) stands for, when a rule rules it out.
   long long plans_of(int dp) const { return static_cast<long long>(recs.size()) * (dp > 1 ? zero_stages : 1); }
 
-  // Calls unit(tp, sp, mb, pp, v, dp) for every combination the loops' rules allow, and adds the
+  // Calls unit(tp, cp, sp, mb, pp, v, dp) for every combination the loops' rules allow, and adds the
   // plans of those they rule out to `skipped`. `tried` counts the combinations looked at; the walk
   // stops (returning false) when it passes `max_tried` or when unit returns false.
   template <class Unit>
@@ -447,6 +460,7 @@ struct SpaceWalk {
     const int G = request.config.plan.global_batch, L = request.config.model.layers;
     std::vector<int> dps;
     for (int tp : tps) {
+     for (int cp : cps) {
       for (bool sp : sps_for(tp)) {
         for (int mb : mbs) {
           for (size_t ip = 0; ip < pps.size(); ++ip) {
@@ -456,25 +470,26 @@ struct SpaceWalk {
             dps = o.dp;
             if (dps.empty())
               for (int d : batch_divisors)
-                if (static_cast<double>(tp) * pp * d <= max_gpus) dps.push_back(d);  // exact: below 2^53
+                if (static_cast<double>(tp) * cp * pp * d <= max_gpus) dps.push_back(d);  // exact: below 2^53
             tried += static_cast<long long>(vs.size()) * dps.size();
             if (tried > max_tried) return false;
             for (int v : vs) {
               if ((v > 1 && L % (static_cast<long long>(pp) * v) != 0) || (v > 1 && pp == 1) || pp > L) {
-                for (int dp : dps) skipped += plans_of(dp);
+                for (int dp : dps) skipped += plans_of(dp * cp);
                 continue;
               }
               for (int dp : dps) {
                 if (G % (static_cast<long long>(dp) * mb) != 0 || (v > 1 && (G / (static_cast<long long>(dp) * mb)) % pp != 0)) {
-                  skipped += plans_of(dp);
+                  skipped += plans_of(dp * cp);
                   continue;
                 }
-                if (!unit(tp, sp, mb, pp, v, dp)) return false;
+                if (!unit(tp, cp, sp, mb, pp, v, dp)) return false;
               }
             }
           }
         }
       }
+     }
     }
     return true;
   }
@@ -485,7 +500,7 @@ struct SpaceWalk {
 constexpr long long kMaxCombinations = 50000000;
 
 std::string restrict_hint() {
-  return "restrict it with /explore/tp, /pp, /dp, /micro_batch, /virtual_stages, /recompute, /sequence_parallel "
+  return "restrict it with /explore/tp, /cp, /pp, /dp, /micro_batch, /virtual_stages, /recompute, /sequence_parallel "
          "or /zero_stage";
 }
 
@@ -498,10 +513,10 @@ Diagnostics count_plans(const SpaceWalk& space) {
   const ModelConfig& m = space.request.config.model;
   long long tried = 0, skipped = 0, plans = 0;
   bool over = false;
-  const bool walked = space.walk(tried, kMaxCombinations, skipped, [&](int tp, bool, int, int, int, int dp) {
+  const bool walked = space.walk(tried, kMaxCombinations, skipped, [&](int tp, int cp, bool, int, int, int, int dp) {
     if (m.heads % tp != 0 || m.kv_heads % tp != 0 || m.ffn_hidden % tp != 0) return true;
     long long per_recompute = 0;
-    for (int z : space.zeros_for(dp)) per_recompute += static_cast<long long>(space.groups_for(z, dp).size());
+    for (int z : space.zeros_for(dp * cp)) per_recompute += static_cast<long long>(space.groups_for(z, dp).size());
     plans += static_cast<long long>(space.recs.size()) * per_recompute *
              static_cast<long long>(space.experts_for(tp, dp).size());
     over = plans > o.max_plans;
@@ -531,7 +546,7 @@ Outcome<Space> enumerate_plans(const ExploreRequest& request) {
   auto& plans = space.plans;
   SimConfig candidate = request.config;
   long long tried = 0;
-  walk.walk(tried, kMaxCombinations, space.skipped_invalid, [&](int tp, bool sp, int mb, int pp, int v, int dp) {
+  walk.walk(tried, kMaxCombinations, space.skipped_invalid, [&](int tp, int cp, bool sp, int mb, int pp, int v, int dp) {
     const int M = G / (dp * mb);
     Unit u;
     u.first = static_cast<int>(plans.size());
@@ -540,12 +555,13 @@ Outcome<Space> enumerate_plans(const ExploreRequest& request) {
     u.micro_batches = M;
     const std::vector<std::pair<int, int>> expert_degrees = walk.experts_for(tp, dp);
     for (Recompute rc : walk.recs) {
-      for (int z : walk.zeros_for(dp)) {
+      for (int z : walk.zeros_for(dp * cp)) {
        for (int group : walk.groups_for(z, dp)) {
         for (const auto& [ep, etp] : expert_degrees) {
         PlanEstimate e;
         e.plan = base;
         e.plan.tp = tp;
+        e.plan.cp = cp;
         e.plan.pp = pp;
         e.plan.dp = dp;
         e.plan.micro_batch = mb;

@@ -19,6 +19,7 @@ void explore_option_fields(V& v, O& o) {
   v.list("pp", o.pp, IntBounds{1, limits::pp});
   v.list("virtual_stages", o.virtual_stages, IntBounds{1, limits::virtual_stages});
   v.list("dp", o.dp, IntBounds{1, limits::dp});
+  v.list("cp", o.cp, IntBounds{1, limits::cp});
   v.list("micro_batch", o.micro_batch, IntBounds{1, limits::micro_batch});
   v.list("recompute", o.recompute);
   v.list("sequence_parallel", o.sequence_parallel);
