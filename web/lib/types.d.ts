@@ -428,7 +428,7 @@ export interface TrainingTotals {
 /** One operator's GPU time for one micro-batch on one GPU. */
 export interface OperatorTime {
   /** "layer" (each transformer layer), "head" (last stage) or "embedding" (first stage). */
-  block: 'layer' | 'head' | 'embedding';
+  block: 'layer' | 'moe layer' | 'head' | 'embedding';
   name: string;
   /** A GEMM, a fused attention kernel, a memory-bound kernel or a collective. */
   kind: 'gemm' | 'attention' | 'memory' | 'collective';
