@@ -384,3 +384,11 @@ test('the published context-parallel H100 runs validate, each with its cp, withi
   assert.ok(j.rows.every((row) => row.cp >= 2), 'every run has context parallelism');
   assert.deepEqual(j.rows.map((row) => row.cp), [2, 2, 4, 8, 16, 32, 2, 2]);
 });
+
+test('the published mixture-of-experts run validates within the floor of 12%', () => {
+  // NVIDIA NeMo 25.02, Mixtral 8x7B on 64 B200s with expert parallelism 8 (docs/moe.md).
+  const j = validatePublished('moe-b200.csv', { runs: 1, mape: 12, max: 12 });
+  assert.equal(j.rows[0].ep, 8);
+  assert.equal(j.rows[0].capacity_factor, 1);
+  assert.equal(j.rows[0].grad_reduce_fp32, false);
+});

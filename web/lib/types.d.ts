@@ -17,6 +17,29 @@ export type Precision = 'bf16' | 'fp16' | 'fp8';
 export type ProfileKind = 'calibrated' | 'projected' | 'measured' | 'synthetic';
 /** Rank placement, innermost first: tensor, then data, then pipeline parallel (or pipeline before data). */
 export type Placement = 'tp-dp-pp' | 'tp-pp-dp';
+/** How a MoE layer's router scores its experts. */
+export type Router = 'softmax' | 'sigmoid';
+
+/** A mixture of experts' expert layers (docs/moe.md). */
+export interface Moe {
+  /** Routed experts of a MoE layer (count). */
+  experts: number;
+  /** Experts each token is routed to, top-k (count). */
+  experts_per_token: number;
+  /** One routed expert's MLP width (elements). */
+  expert_ffn_hidden: number;
+  /** Experts every token passes through (count). */
+  shared_experts: number;
+  /** One shared expert's width (elements); 0: expert_ffn_hidden. */
+  shared_expert_ffn_hidden: number;
+  /** Leading dense layers (count). */
+  first_dense_layers: number;
+  /** Every Nth layer after those is a MoE layer (count). */
+  layer_frequency: number;
+  router: Router;
+  /** Each expert's input padded to this multiple of its mean load (ratio); 0: dropless. */
+  capacity_factor: number;
+}
 /**
  * What "best" means in a sweep: cheapest, fastest, cheapest within explore.deadline_days, or
  * balanced (the cheapest within time_slack, 25 %, more days than the fastest).
@@ -70,6 +93,8 @@ export interface Model {
   bias: boolean;
   /** The vocabulary is padded to a multiple of this × tp (entries). */
   vocab_pad_multiple: number;
+  /** Present for a mixture of experts; absent or null: dense. */
+  moe?: Moe | null;
 }
 
 /** A model as an input: a preset's fields over which the given ones apply, or a shape (layers, hidden, heads at least). */
@@ -196,6 +221,12 @@ export interface Plan {
   recompute_gather: boolean;
   /** ZeRO-3: the collectives are one flat ring, each GPU's network share carrying the whole buffer. */
   shard_flat_ring: boolean;
+  /** A mixture of experts: expert-parallel degree (GPUs). */
+  ep: number;
+  /** Expert tensor-parallel degree (GPUs); 0: tp. */
+  etp: number;
+  /** Gradients accumulated and reduced in fp32 (bf16, fp8); false: in bf16. */
+  grad_reduce_fp32: boolean;
 }
 
 export interface Training {
@@ -298,6 +329,18 @@ export interface Parameters {
   position: number;
   /** The output layer's (count); 0 when tied to the embedding. */
   output: number;
+  /** A mixture of experts: what one token passes through (count). */
+  active?: number;
+  /** MoE layers (count). */
+  moe_layers?: number;
+  /** One MoE layer with all its experts (count). */
+  per_moe_layer?: number;
+  /** One routed expert (count). */
+  expert?: number;
+  /** One MoE layer's router (count). */
+  router?: number;
+  /** One MoE layer's shared experts (count). */
+  shared_expert?: number;
 }
 
 /** Times behind the totals. */
@@ -324,6 +367,25 @@ export interface Details {
   layers_per_stage: number;
   /** Every pipeline stage holds the same number of layers (Megatron-LM needs it). */
   even_stages: boolean;
+  /** A mixture of experts: one MoE layer, one micro-batch, one GPU (docs/moe.md). */
+  moe?: {
+    layer_forward_s: number;
+    layer_backward_s: number;
+    /** What one GPU sends in one all-to-all (B). */
+    dispatch_bytes: number;
+    /** The layer's four all-to-alls (s). */
+    all_to_all_s: number;
+    /** Tokens of each local expert's GEMMs on the busiest rank (count). */
+    expert_tokens: number;
+    /** The busiest rank's load over the mean (ratio). */
+    load_imbalance: number;
+    /** Nodes an expert-parallel group spans (count). */
+    ep_nodes: number;
+    /** Expert data-parallel degree (GPUs). */
+    edp: number;
+    /** The experts' gradient reduction (s). */
+    expert_reduce_s: number;
+  };
 }
 
 /** How far the profile's predictions fell from measured runs like this one. */
@@ -366,7 +428,7 @@ export interface TrainingTotals {
 /** One operator's GPU time for one micro-batch on one GPU. */
 export interface OperatorTime {
   /** "layer" (each transformer layer), "head" (last stage) or "embedding" (first stage). */
-  block: 'layer' | 'head' | 'embedding';
+  block: 'layer' | 'moe layer' | 'head' | 'embedding';
   name: string;
   /** A GEMM, a fused attention kernel, a memory-bound kernel or a collective. */
   kind: 'gemm' | 'attention' | 'memory' | 'collective';
@@ -487,6 +549,10 @@ export interface ExploreOptions {
   zero_stage?: number | number[];
   /** ZeRO-3 shard groups to sweep (GPUs; 0: all of dp). */
   shard_group?: number | number[];
+  /** A mixture of experts' expert-parallel degrees to sweep; default: the divisors of its experts. */
+  ep?: number | number[];
+  /** Expert tensor-parallel degrees to sweep (0: tp); default: 0. */
+  etp?: number | number[];
   objective?: Objective;
   /** The most training days allowed, with the deadline objective (days). */
   deadline_days?: number;
@@ -524,6 +590,10 @@ export interface ExploredPlan {
   zero_stage: number;
   /** ZeRO-3's shard group, where not all of dp. */
   shard_group?: number;
+  /** Expert-parallel degree, where not 1. */
+  ep?: number;
+  /** Expert tensor-parallel degree, where not 0. */
+  etp?: number;
   /** GPUs it uses (count). */
   num_gpus: number;
   /** (s) */
@@ -881,6 +951,8 @@ export interface SchemaSection {
   preset?: SchemaField;
   /** The cluster's network subsection (/cluster/network). */
   network?: SchemaSection;
+  /** The model's expert layers (/model/moe), absent for a dense model. */
+  moe?: SchemaSection;
   /** The hidden sizes candidates span (elements). */
   hidden?: number[];
   /** The most candidate sizes a request may ask for (count). */
@@ -950,6 +1022,9 @@ export interface Schema {
       published_params: number;
       /** The parameter count of its shape (count). */
       params: number;
+      /** A mixture of experts: the active parameters its authors published, and its shape's (count). */
+      published_active_params?: number;
+      active_params?: number;
       model: Model;
     }[];
     optimal_presets: { name: string; description: string; request: OptimalRequest }[];
@@ -1204,6 +1279,8 @@ export interface ModelPreset {
   source: string;
   /** The parameter count its authors published (count). */
   published_params: number;
+  /** A mixture of experts: the active parameters its authors published (count). */
+  published_active_params?: number;
   model: Model;
 }
 

@@ -14,6 +14,7 @@ const PHASES = [
 
 const BLOCKS = [
   { key: 'layer', title: (r) => `Each transformer layer (${r.details.even_stages ? '' : 'up to '}${r.details.layers_per_stage} on each stage)` },
+  { key: 'moe layer', title: (r) => `Each MoE layer (${r.parameters.moe_layers} of the model's layers: router, all-to-alls, experts)` },
   { key: 'head', title: () => 'Output head (last stage)' },
   { key: 'embedding', title: () => 'Embedding (first stage)' },
 ];
@@ -54,7 +55,7 @@ export function renderOperators(figure, table, note, foot, r) {
   table.textContent = '';
   if (ops.length === 0) return;
   // What a layer's GPU time is made of, by kind of operator.
-  const layer = ops.filter((o) => o.block === 'layer');
+  const layer = ops.filter((o) => o.block === 'layer' || o.block === 'moe layer');
   const layerTotal = layer.reduce((sum, o) => sum + o.total_s, 0);
   const kinds = KINDS.map((k) => ({ ...k, share: layer.filter((o) => o.kind === k.key).reduce((sum, o) => sum + o.total_s, 0) / layerTotal }))
     .filter((k) => k.share > 0)

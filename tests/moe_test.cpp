@@ -1,0 +1,209 @@
+// Mixtures of experts (docs/moe.md): the config's /model/moe and /plan/ep, the MoE layer's work,
+// traffic and memory, and the parameter counts of the Mixtral presets.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "test_util.hpp"
+#include "vtrain/model.hpp"
+
+using namespace vtrain;
+using nlohmann::json;
+
+namespace {
+
+json with(json j, int ep, int k) {
+  j["plan"]["ep"] = ep;
+  j["model"]["moe"]["experts_per_token"] = k;
+  return j;
+}
+
+json base() {
+  return json::parse(R"({
+    "model": {"layers": 8, "hidden": 1024, "heads": 8, "kv_heads": 8, "seq_len": 2048, "vocab": 32000,
+              "ffn_hidden": 3584, "mlp": "swiglu", "norm": "rmsnorm", "position": "rope", "bias": false,
+              "tied_embeddings": false,
+              "moe": {"experts": 8, "experts_per_token": 2, "expert_ffn_hidden": 3584}},
+    "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 8, "gpus_per_node": 8},
+    "plan": {"tp": 1, "pp": 1, "dp": 8, "micro_batch": 1, "global_batch": 64, "recompute": "none"},
+    "output": {"timeline": false, "operators": true}
+  })");
+}
+
+double op_time(const SimResult& r, const std::string& block, const std::string& name) {
+  double t = 0;
+  for (const OperatorTime& o : r.operators)
+    if (o.block == block && o.name == name) t += o.forward_s + o.backward_s + o.recompute_s;
+  return t;
+}
+
+double op_bytes(const SimResult& r, const std::string& name) {
+  double b = 0;
+  for (const OperatorTime& o : r.operators)
+    if (o.name == name) b += o.comm_bytes;
+  return b;
+}
+
+std::string first_pointer(const json& j) {
+  auto c = parse_sim_config(j);
+  return c.ok() ? std::string() : c.errors().front().pointer;
+}
+
+}  // namespace
+
+TEST_CASE("moe: one expert with top-1 routing is the dense model apart from the router") {
+  json moe = base();
+  moe["model"]["moe"] = {{"experts", 1}, {"experts_per_token", 1}, {"expert_ffn_hidden", 3584}};
+  json dense = base();
+  dense["model"].erase("moe");
+  const SimResult a = test::simulate_ok(test::parse_ok(moe));
+  const SimResult d = test::simulate_ok(test::parse_ok(dense));
+  // Parameters: the dense model's plus one router row of hidden weights a layer.
+  CHECK(a.parameters.total == doctest::Approx(d.parameters.total + 8 * 1024.0));
+  CHECK(a.parameters.active == doctest::Approx(a.parameters.total));
+  // Model FLOPs: the dense model's plus the router GEMM (2 x tokens x hidden x experts, forward and backward).
+  const double tokens = 64.0 * 2048;
+  CHECK(a.model_flops_per_iteration == doctest::Approx(d.model_flops_per_iteration + 3 * 2 * tokens * 1024 * 8));
+  // The expert GEMMs take as long as the dense MLP's; the rest of the MoE layer is the router and
+  // the token (un)permutation: a few percent of the GPU time (their kernels' issue costs the host
+  // more, this small model being host-bound), never an all-to-all.
+  CHECK(op_bytes(a, "expert-parallel all-to-all") == 0);
+  CHECK(op_time(a, "moe layer", "expert up projections") ==
+        doctest::Approx(op_time(d, "layer", "MLP gate and up projections")).epsilon(0.01));
+  CHECK(op_time(a, "moe layer", "expert down projections") ==
+        doctest::Approx(op_time(d, "layer", "MLP down projection")).epsilon(0.01));
+  CHECK(a.iteration_time_s > d.iteration_time_s);
+  const double gpu_a = a.breakdown.forward + a.breakdown.backward, gpu_d = d.breakdown.forward + d.breakdown.backward;
+  CHECK(gpu_a > gpu_d);
+  CHECK(gpu_a < 1.05 * gpu_d);
+  CHECK(a.memory.weights == doctest::Approx(d.memory.weights).epsilon(0.01));
+}
+
+TEST_CASE("moe: ep 1 has no all-to-all; ep 8 sends the tokens' copies") {
+  const SimResult one = test::simulate_ok(test::parse_ok(with(base(), 1, 2)));
+  const SimResult eight = test::simulate_ok(test::parse_ok(with(base(), 8, 2)));
+  CHECK(one.details.moe);
+  CHECK(one.details.moe_all_to_all_s == 0);
+  CHECK(op_bytes(one, "expert-parallel all-to-all") == 0);
+  CHECK(eight.details.moe_all_to_all_s > 0);
+  CHECK(op_bytes(eight, "expert-parallel all-to-all") > 0);
+  // Each GPU holds one expert of eight instead of all eight: far less weight memory.
+  CHECK(eight.memory.weights < 0.4 * one.memory.weights);
+  // The experts' gradients are reduced over tp x dp / ep = 1 GPU: nothing to reduce.
+  CHECK(eight.details.edp == 1);
+  CHECK(one.details.edp == 8);
+  CHECK(eight.details.expert_reduce_s == 0);
+  CHECK(one.details.expert_reduce_s > 0);
+}
+
+TEST_CASE("moe: the all-to-all volume scales with the experts per token") {
+  const SimResult k1 = test::simulate_ok(test::parse_ok(with(base(), 8, 1)));
+  const SimResult k2 = test::simulate_ok(test::parse_ok(with(base(), 8, 2)));
+  const SimResult k4 = test::simulate_ok(test::parse_ok(with(base(), 8, 4)));
+  // tokens x experts per token x hidden x 2 bytes, times the busiest rank's load over the mean
+  const double tokens = 2048;
+  for (const auto* r : {&k1, &k2, &k4}) CHECK(r->details.moe_load_imbalance >= 1.0);
+  CHECK(k1.details.moe_dispatch_bytes == doctest::Approx(tokens * 1 * 1024 * 2 * k1.details.moe_load_imbalance));
+  CHECK(k2.details.moe_dispatch_bytes == doctest::Approx(tokens * 2 * 1024 * 2 * k2.details.moe_load_imbalance));
+  CHECK(k4.details.moe_dispatch_bytes == doctest::Approx(tokens * 4 * 1024 * 2 * k4.details.moe_load_imbalance));
+  CHECK(op_bytes(k4, "expert-parallel all-to-all") > 1.9 * op_bytes(k2, "expert-parallel all-to-all"));
+  CHECK(k4.details.moe_all_to_all_s > k2.details.moe_all_to_all_s);
+  // MFU counts active parameters: more experts per token, more model FLOPs.
+  CHECK(k2.parameters.active > k1.parameters.active);
+  CHECK(k2.model_flops_per_iteration > k1.model_flops_per_iteration);
+  // A capacity factor pads every expert to that multiple of its mean load.
+  json padded = with(base(), 8, 2);
+  padded["model"]["moe"]["capacity_factor"] = 1.5;
+  const SimResult p = test::simulate_ok(test::parse_ok(padded));
+  CHECK(p.details.moe_load_imbalance == 1.5);
+  CHECK(p.details.moe_dispatch_bytes == doctest::Approx(tokens * 2 * 1024 * 2 * 1.5));
+  CHECK(p.model_flops_per_iteration == doctest::Approx(k2.model_flops_per_iteration));
+}
+
+TEST_CASE("moe: across nodes the all-to-all is slower than within one") {
+  json inside = with(base(), 8, 2);
+  json across = inside;
+  across["cluster"]["gpus_per_node"] = 4;  // ep 8 over two nodes
+  const SimResult a = test::simulate_ok(test::parse_ok(inside));
+  const SimResult b = test::simulate_ok(test::parse_ok(across));
+  CHECK(a.details.ep_nodes == 1);
+  CHECK(b.details.ep_nodes == 2);
+  CHECK(b.details.moe_all_to_all_s > 2 * a.details.moe_all_to_all_s);
+}
+
+TEST_CASE("moe: the Mixtral presets' parameter counts are the published ones within 0.5%") {
+  for (const char* name : {"mixtral-8x7b", "mixtral-8x22b"}) {
+    const ModelPreset* p = model_presets().find(name);
+    REQUIRE(p);
+    const ParameterCounts c = count_parameters(p->model);
+    CHECK(std::abs(c.total / p->published_params - 1) < 0.005);
+    CHECK(std::abs(c.active / p->published_active_params - 1) < 0.005);
+    CHECK(c.moe_layers == p->model.layers);
+  }
+}
+
+TEST_CASE("moe: first dense layers and a layer frequency choose the MoE layers") {
+  ModelConfig m = model_presets().find("mixtral-8x7b")->model;
+  m.moe.first_dense_layers = 3;
+  m.moe.layer_frequency = 2;
+  CHECK(moe_layers_in(m, 0, 32) == 15);  // layers 3, 5, ..., 31
+  CHECK(!is_moe_layer(m, 2));
+  CHECK(is_moe_layer(m, 3));
+  CHECK(!is_moe_layer(m, 4));
+  CHECK(moe_layers_in(m, 0, 4) == 1);
+  CHECK(moe_layers_in(m, 4, 4) == 2);  // 5 and 7
+  const ParameterCounts c = count_parameters(m);
+  CHECK(c.total == doctest::Approx(17 * c.per_layer + 15 * c.per_moe_layer + c.embedding + c.final_norm + c.output));
+  // A pipeline whose stages hold different numbers of MoE layers simulates.
+  json j = base();
+  j["model"]["moe"]["first_dense_layers"] = 3;
+  j["plan"]["pp"] = 2;
+  j["plan"]["dp"] = 4;
+  j["plan"]["ep"] = 4;
+  const SimResult r = test::simulate_ok(test::parse_ok(j));
+  CHECK(r.parameters.moe_layers == 5);
+  CHECK(r.stage_memory[1].weights > r.stage_memory[0].weights * 0.9);
+}
+
+TEST_CASE("moe: bad expert fields and plans are errors naming their pointer") {
+  json j = base();
+  j["model"]["moe"]["experts_per_token"] = 9;
+  CHECK(first_pointer(j) == "/model/moe/experts_per_token");
+  j = base();
+  j["model"]["moe"].erase("expert_ffn_hidden");
+  CHECK(first_pointer(j) == "/model/moe/expert_ffn_hidden");
+  j = base();
+  j["model"]["moe"]["experts"] = 0;
+  CHECK(first_pointer(j) == "/model/moe/experts");
+  j = base();
+  j["model"]["moe"]["router"] = "tanh";
+  CHECK(first_pointer(j) == "/model/moe/router");
+  j = base();
+  j["model"]["moe"]["first_dense_layers"] = 8;
+  CHECK(first_pointer(j) == "/model/moe/first_dense_layers");
+  j = base();
+  j["plan"]["ep"] = 3;  // does not divide the 8 experts
+  CHECK(first_pointer(j) == "/plan/ep");
+  j = base();
+  j["plan"]["dp"] = 4;
+  j["plan"]["tp"] = 2;
+  j["plan"]["ep"] = 8;  // etp (= tp 2) x ep 8 does not divide tp x dp = 8
+  j["cluster"]["num_gpus"] = 8;
+  CHECK(first_pointer(j) == "/plan/ep");
+  j = base();
+  j["plan"]["zero_stage"] = 3;
+  CHECK(first_pointer(j) == "/plan/zero_stage");
+  j = base();
+  j["model"].erase("moe");
+  j["plan"]["ep"] = 2;  // a dense model has no experts to split
+  CHECK(first_pointer(j) == "/plan/ep");
+  // null is a dense model; the config round-trips with the expert fields explicit.
+  j = base();
+  j["model"]["moe"] = nullptr;
+  CHECK(!is_moe(test::parse_ok(j).model));
+  const SimConfig c = test::parse_ok(base());
+  const json out = to_json(c);
+  CHECK(out["model"]["moe"]["experts"] == 8);
+  CHECK(out["plan"]["ep"] == 1);
+  CHECK(test::parse_ok(out).model == c.model);
+}
