@@ -55,6 +55,8 @@ export interface Model {
   heads: number;
   /** Key-value heads (count); fewer than heads: grouped-query attention. */
   kv_heads: number;
+  /** Width of one attention head (elements); 0: hidden / heads. */
+  head_dim: number;
   /** Sequence length (tokens). */
   seq_len: number;
   /** Vocabulary (entries). */
@@ -70,6 +72,18 @@ export interface Model {
   bias: boolean;
   /** The vocabulary is padded to a multiple of this × tp (entries). */
   vocab_pad_multiple: number;
+  /** Multi-head latent attention (DeepSeek-V2/V3); absent: multi-head or grouped-query attention. */
+  mla?: Mla | null;
+}
+
+/** Multi-head latent attention's ranks and head widths (elements). */
+export interface Mla {
+  /** Query bottleneck; 0: a plain query projection. */
+  q_lora_rank: number;
+  kv_lora_rank: number;
+  qk_nope_head_dim: number;
+  qk_rope_head_dim: number;
+  v_head_dim: number;
 }
 
 /** A model as an input: a preset's fields over which the given ones apply, or a shape (layers, hidden, heads at least). */
@@ -159,6 +173,8 @@ export interface Plan {
   pp: number;
   /** Data-parallel degree (replicas). */
   dp: number;
+  /** Context-parallel degree (GPUs each sequence is split over). */
+  cp: number;
   /** Sequences per micro-batch. */
   micro_batch: number;
   /** Sequences per iteration. */
@@ -261,6 +277,8 @@ export interface Breakdown {
   pipeline_bubble: number;
   /** Tensor-parallel collectives not hidden behind compute (s). */
   tp_comm_exposed: number;
+  /** Context-parallel K/V ring exchange not hidden behind attention (s). */
+  cp_comm_exposed: number;
   /** Pipeline sends not hidden (s). */
   pp_comm_exposed: number;
   /** Data-parallel gradient reduction not hidden (s). */
@@ -481,6 +499,8 @@ export interface ExploreOptions {
   pp?: number | number[];
   virtual_stages?: number | number[];
   dp?: number | number[];
+  /** Context-parallel degrees to sweep (default: 1, and more from a sequence of 16384 tokens on). */
+  cp?: number | number[];
   micro_batch?: number | number[];
   recompute?: Recompute | Recompute[];
   sequence_parallel?: boolean | boolean[];
@@ -524,6 +544,8 @@ export interface ExploredPlan {
   zero_stage: number;
   /** ZeRO-3's shard group, where not all of dp. */
   shard_group?: number;
+  /** Context parallelism, where above 1. */
+  cp?: number;
   /** GPUs it uses (count). */
   num_gpus: number;
   /** (s) */
