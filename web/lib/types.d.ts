@@ -903,6 +903,8 @@ export interface SchemaSection {
   preset?: SchemaField;
   /** The cluster's network subsection (/cluster/network). */
   network?: SchemaSection;
+  /** The model's latent-attention subsection (/model/mla). */
+  mla?: SchemaSection;
   /** The hidden sizes candidates span (elements). */
   hidden?: number[];
   /** The most candidate sizes a request may ask for (count). */
