@@ -78,6 +78,8 @@ export interface Model {
   heads: number;
   /** Key-value heads (count); fewer than heads: grouped-query attention. */
   kv_heads: number;
+  /** Width of one attention head (elements); 0: hidden / heads. */
+  head_dim: number;
   /** Sequence length (tokens). */
   seq_len: number;
   /** Vocabulary (entries). */
@@ -95,6 +97,18 @@ export interface Model {
   vocab_pad_multiple: number;
   /** Present for a mixture of experts; absent or null: dense. */
   moe?: Moe | null;
+  /** Multi-head latent attention (DeepSeek-V2/V3); absent: multi-head or grouped-query attention. */
+  mla?: Mla | null;
+}
+
+/** Multi-head latent attention's ranks and head widths (elements). */
+export interface Mla {
+  /** Query bottleneck; 0: a plain query projection. */
+  q_lora_rank: number;
+  kv_lora_rank: number;
+  qk_nope_head_dim: number;
+  qk_rope_head_dim: number;
+  v_head_dim: number;
 }
 
 /** A model as an input: a preset's fields over which the given ones apply, or a shape (layers, hidden, heads at least). */
@@ -184,6 +198,8 @@ export interface Plan {
   pp: number;
   /** Data-parallel degree (replicas). */
   dp: number;
+  /** Context-parallel degree (GPUs each sequence is split over). */
+  cp: number;
   /** Sequences per micro-batch. */
   micro_batch: number;
   /** Sequences per iteration. */
@@ -292,6 +308,8 @@ export interface Breakdown {
   pipeline_bubble: number;
   /** Tensor-parallel collectives not hidden behind compute (s). */
   tp_comm_exposed: number;
+  /** Context-parallel K/V ring exchange not hidden behind attention (s). */
+  cp_comm_exposed: number;
   /** Pipeline sends not hidden (s). */
   pp_comm_exposed: number;
   /** Data-parallel gradient reduction not hidden (s). */
@@ -543,6 +561,8 @@ export interface ExploreOptions {
   pp?: number | number[];
   virtual_stages?: number | number[];
   dp?: number | number[];
+  /** Context-parallel degrees to sweep (default: 1, and more from a sequence of 16384 tokens on). */
+  cp?: number | number[];
   micro_batch?: number | number[];
   recompute?: Recompute | Recompute[];
   sequence_parallel?: boolean | boolean[];
@@ -594,6 +614,8 @@ export interface ExploredPlan {
   ep?: number;
   /** Expert tensor-parallel degree, where not 0. */
   etp?: number;
+  /** Context parallelism, where above 1. */
+  cp?: number;
   /** GPUs it uses (count). */
   num_gpus: number;
   /** (s) */
@@ -953,6 +975,8 @@ export interface SchemaSection {
   network?: SchemaSection;
   /** The model's expert layers (/model/moe), absent for a dense model. */
   moe?: SchemaSection;
+  /** The model's latent-attention subsection (/model/mla). */
+  mla?: SchemaSection;
   /** The hidden sizes candidates span (elements). */
   hidden?: number[];
   /** The most candidate sizes a request may ask for (count). */

@@ -191,14 +191,15 @@ Diagnostics check_sim_config(const SimConfig& c) {
           "context parallelism with sharded parameters (/plan/zero_stage 3) is not modelled: choose zero_stage 0 to 2");
   }
   const long long product = plan_gpus(p);
+  // The product as the plan has it: context parallelism named where it is on.
+  const std::string degrees = p.cp > 1 ? "/plan/tp x /plan/cp x /plan/pp x /plan/dp" : "/plan/tp x /plan/pp x /plan/dp";
   if (product > limits::num_gpus)
     add("range", "/plan/dp",
-        "/plan/tp x /plan/cp x /plan/pp x /plan/dp gives " + detail::describe_number(static_cast<double>(product)) +
+        degrees + " gives " + detail::describe_number(static_cast<double>(product)) +
             " GPUs, more than any cluster may have (" + std::to_string(limits::num_gpus) + ", /cluster/num_gpus)");
   else if (product != c.cluster.num_gpus)
     add("product", "/cluster/num_gpus",
-        "must equal /plan/tp x /plan/cp x /plan/pp x /plan/dp (" + std::to_string(product) + "), got " +
-            std::to_string(c.cluster.num_gpus));
+        "must equal " + degrees + " (" + std::to_string(product) + "), got " + std::to_string(c.cluster.num_gpus));
   if (c.training.tokens > 0 && c.training.tokens < limits::min_tokens)
     add("range", "/training/tokens", "must be 0 (no training run) or at least 1 token: a run trains on whole tokens");
   return e;

@@ -10,6 +10,7 @@ export const PARTS = [
   { key: 'backward', label: 'backward', color: '#f58518' },
   { key: 'recompute', label: 'recompute', color: '#b279a2' },
   { key: 'tp_comm_exposed', label: 'TP comm', color: '#e45756' },
+  { key: 'cp_comm_exposed', label: 'CP comm', color: '#d67195' },
   { key: 'pp_comm_exposed', label: 'PP comm', color: '#ff9da6' },
   { key: 'dp_comm_exposed', label: 'DP comm', color: '#9d755d' },
   { key: 'embedding_comm_exposed', label: 'embedding comm', color: '#72b7b2' },

@@ -485,6 +485,7 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
         const keys = ['tp', 'pp', 'dp', 'virtual_stages', 'micro_batch', 'recompute', 'sequence_parallel', 'zero_stage', 'num_gpus'];
         const values = {};
         for (const k of keys) if (plan[k] !== undefined) values[k] = toText(plan[k]);
+        values.cp = toText(plan.cp ?? 1);  // a swept plan names cp only above 1
         inputs.set(values);
       }
       show('plan');
