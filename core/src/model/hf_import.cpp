@@ -4,11 +4,14 @@
 
 #include "vtrain/hf_import.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
 #include <initializer_list>
-#include <optional>
-#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/json_reader.hpp"
@@ -54,58 +57,39 @@ constexpr Architecture kArchitectures[] = {
 // Fields that change neither the work nor the memory of training: token ids, initialisation,
 // epsilons, dropout rates of 0 at pretraining scale, inference caches, the checkpoint's own
 // bookkeeping. They are read and not warned about.
-const std::set<std::string>& ignored_fields() {
-  static const std::set<std::string> names = {
-      "_name_or_path", "architectures", "model_type", "auto_map", "transformers_version", "torch_dtype", "dtype",
-      "bos_token_id", "eos_token_id", "pad_token_id", "unk_token_id", "sep_token_id", "decoder_start_token_id",
-      "use_cache", "initializer_range", "initializer_factor", "init_std", "rms_norm_eps", "layer_norm_eps",
-      "layer_norm_epsilon", "rope_theta", "rotary_emb_base", "attention_dropout", "hidden_dropout", "resid_pdrop",
-      "embd_pdrop", "attn_pdrop", "dropout", "activation_dropout", "classifier_dropout", "attention_probs_dropout_prob",
-      "hidden_dropout_prob", "layerdrop", "summary_activation", "summary_first_dropout", "summary_proj_to_labels",
-      "summary_type", "summary_use_proj", "task_specific_params", "scale_attn_weights", "reorder_and_upcast_attn",
-      "scale_attn_by_inverse_layer_idx", "pretraining_tp", "router_aux_loss_coef", "output_router_logits",
-      "router_jitter_noise", "norm_topk_prob", "routed_scaling_factor", "aux_loss_alpha", "seq_aux",
-      "attention_softmax_in_fp32", "masked_softmax_fusion", "skip_bias_add", "skip_bias_add_qkv", "slow_but_exact",
-      "offset_alibi", "apply_residual_connection_post_layernorm", "prefix", "_remove_final_layer_norm",
-      "do_layer_norm_before", "attn_logit_softcapping", "final_logit_softcapping", "query_pre_attn_scalar",
-      "cache_implementation", "max_window_layers", "use_sliding_window", "ep_size", "return_dict",
-      "output_hidden_states", "output_attentions", "is_decoder", "is_encoder_decoder", "id2label", "label2id",
-      "n_ctx", "use_qk_norm", "layer_types", "hidden_activation", "rope_interleave"};
-  return names;
-}
+constexpr const char* kIgnored[] = {
+    "_name_or_path", "architectures", "model_type", "auto_map", "transformers_version", "torch_dtype", "dtype",
+    "bos_token_id", "eos_token_id", "pad_token_id", "unk_token_id", "sep_token_id", "decoder_start_token_id",
+    "use_cache", "initializer_range", "initializer_factor", "init_std", "rms_norm_eps", "layer_norm_eps",
+    "layer_norm_epsilon", "rope_theta", "rotary_emb_base", "attention_dropout", "hidden_dropout", "resid_pdrop",
+    "embd_pdrop", "attn_pdrop", "dropout", "activation_dropout", "classifier_dropout", "attention_probs_dropout_prob",
+    "hidden_dropout_prob", "layerdrop", "summary_activation", "summary_first_dropout", "summary_proj_to_labels",
+    "summary_type", "summary_use_proj", "task_specific_params", "scale_attn_weights", "reorder_and_upcast_attn",
+    "scale_attn_by_inverse_layer_idx", "pretraining_tp", "router_aux_loss_coef", "output_router_logits",
+    "router_jitter_noise", "norm_topk_prob", "routed_scaling_factor", "aux_loss_alpha", "seq_aux",
+    "attention_softmax_in_fp32", "masked_softmax_fusion", "skip_bias_add", "skip_bias_add_qkv", "slow_but_exact",
+    "offset_alibi", "apply_residual_connection_post_layernorm", "prefix", "_remove_final_layer_norm",
+    "do_layer_norm_before", "attn_logit_softcapping", "final_logit_softcapping", "query_pre_attn_scalar",
+    "cache_implementation", "max_window_layers", "use_sliding_window", "ep_size", "return_dict",
+    "output_hidden_states", "output_attentions", "is_decoder", "is_encoder_decoder", "id2label", "label2id",
+    "n_ctx", "use_qk_norm", "layer_types", "hidden_activation", "rope_interleave"};
 
-const char* family_name(Family f) {
-  switch (f) {
-    case Family::llama: return "llama";
-    case Family::mistral: return "mistral";
-    case Family::mixtral: return "mixtral";
-    case Family::qwen2: return "qwen2";
-    case Family::qwen2_moe: return "qwen2_moe";
-    case Family::qwen3: return "qwen3";
-    case Family::qwen3_moe: return "qwen3_moe";
-    case Family::deepseek: return "deepseek_v3";
-    case Family::gemma: return "gemma";
-    case Family::gemma2: return "gemma2";
-    case Family::gpt2: return "gpt2";
-    case Family::neox: return "gpt_neox";
-    case Family::falcon: return "falcon";
-    case Family::opt: return "opt";
-    case Family::bloom: return "bloom";
-  }
-  return "";
-}
+constexpr const char* kFamilyNames[] = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
+                                        "deepseek_v3", "gemma", "gemma2", "gpt2", "gpt_neox", "falcon", "opt", "bloom"};
 
 // Llama's descendants: a gated MLP, RMSNorm, rotary positions, no biases, untied by default.
-bool llama_like(Family f) {
-  switch (f) {
-    case Family::llama: case Family::mistral: case Family::mixtral: case Family::qwen2: case Family::qwen2_moe:
-    case Family::qwen3: case Family::qwen3_moe: case Family::deepseek: case Family::gemma: case Family::gemma2:
-      return true;
-    default: return false;
-  }
-}
+bool llama_like(Family f) { return f <= Family::gemma2; }
 
-std::string number_text(double v) { return detail::describe_number(v); }
+// printf into a string: one call per message keeps the WebAssembly module small.
+std::string say(const char* format, ...) __attribute__((format(printf, 1, 2)));
+std::string say(const char* format, ...) {
+  char buf[512];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(buf, sizeof buf, format, args);
+  va_end(args);
+  return buf;
+}
 
 // Reads the file field by field, remembering which keys were read.
 class Reader {
@@ -114,42 +98,44 @@ class Reader {
 
   Diagnostics errors, warnings;
 
-  static std::string at(const std::string& key) { return detail::join_pointer("", key); }
+  static std::string at(const char* key) { return detail::join_pointer("", key); }
 
   // The value of `key`, or null when absent or JSON null (which transformers writes for "unset").
   const json* get(const char* key) {
-    seen_.insert(key);
+    seen_.push_back(key);
     auto it = hf_.find(key);
     return it == hf_.end() || it->is_null() ? nullptr : &*it;
   }
+  bool given(const char* key) {
+    auto it = hf_.find(key);
+    return it != hf_.end() && !it->is_null();
+  }
 
-  // A whole number in [lo, hi] under the first of `keys` the file gives. Absent: nullopt, and
-  // `missing` true; wrong: nullopt, with the error recorded.
-  std::optional<long long> whole(const std::vector<const char*>& keys, long long lo, long long hi,
-                                 bool* missing = nullptr) {
+  // A whole number in [lo, hi] under the first of `keys` (null-terminated) the file gives. Absent:
+  // -1, and `missing` true; wrong: -1, with the error recorded.
+  long long whole(const char* const* keys, long long lo, long long hi, bool* missing = nullptr) {
     const json* v = nullptr;
     const char* key = nullptr;
-    for (const char* k : keys) {
-      const json* x = get(k);
-      if (x && !v) v = x, key = k;
+    for (; *keys; ++keys) {
+      const json* x = get(*keys);
+      if (x && !v) v = x, key = *keys;
     }
     if (missing) *missing = v == nullptr;
-    if (!v) return std::nullopt;
-    if (!v->is_number()) {
-      error("type", key, "must be a whole number, got " + v->dump());
-      return std::nullopt;
-    }
-    const double d = v->get<double>();
+    if (!v) return -1;
+    const double d = v->is_number() ? v->get<double>() : 0.5;
     if (!std::isfinite(d) || d != std::floor(d)) {
-      error("type", key, "must be a whole number, got " + number_text(d));
-      return std::nullopt;
+      error("type", key, say("must be a whole number, got %s", v->dump().c_str()));
+      return -1;
     }
     if (d < static_cast<double>(lo) || d > static_cast<double>(hi)) {
-      error("range", key, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", got " +
-                              number_text(d));
-      return std::nullopt;
+      error("range", key, say("must be between %lld and %lld, got %.10g", lo, hi, d));
+      return -1;
     }
     return static_cast<long long>(d);
+  }
+  long long whole(const char* key, long long lo, long long hi, bool* missing = nullptr) {
+    const char* keys[] = {key, nullptr};
+    return whole(keys, lo, hi, missing);
   }
 
   bool flag(const char* key, bool fallback) {
@@ -172,39 +158,43 @@ class Reader {
     return v->get<std::string>();
   }
 
-  void error(const char* code, const std::string& key, const std::string& rule) {
+  void error(const char* code, const char* key, const std::string& rule) {
     errors.push_back(make_diagnostic(code, at(key), rule));
   }
-  void unmapped(const std::string& key, const std::string& rule) {
+  void unmapped(const char* key, const std::string& rule) {
     warnings.push_back(make_diagnostic("unmapped", at(key), rule));
   }
-  void assume(const std::string& key, const std::string& rule) {
+  void assume(const char* key, const std::string& rule) {
     warnings.push_back(make_diagnostic("assumption", at(key), rule));
   }
 
   // Every field the file gives that no rule read: named, since it may change the model's shape.
   void warn_unread() {
     for (auto it = hf_.begin(); it != hf_.end(); ++it) {
-      if (seen_.count(it.key()) || ignored_fields().count(it.key())) continue;
-      unmapped(it.key(), "is not read: vtrain has no field for it (check that it does not change the model's size or work)");
+      const char* k = it.key().c_str();
+      bool known = false;
+      for (const char* s : seen_) known = known || std::strcmp(s, k) == 0;
+      for (const char* s : kIgnored) known = known || std::strcmp(s, k) == 0;
+      if (!known)
+        unmapped(k, "is not read: vtrain has no field for it (check that it does not change the model's size or work)");
     }
   }
 
  private:
   const json& hf_;
-  std::set<std::string> seen_;
+  std::vector<const char*> seen_;
 };
 
 // architectures[0], or model_type when the class is not one of kArchitectures.
 const Architecture* find_architecture(Reader& r) {
-  std::string class_name, model_type;
+  std::string class_name;
   if (const json* a = r.get("architectures")) {
     if (!a->is_array() || a->empty() || !(*a)[0].is_string())
       r.error("type", "architectures", "must be a list of class names, such as [\"LlamaForCausalLM\"]");
     else
       class_name = (*a)[0].get<std::string>();
   }
-  model_type = r.text("model_type");
+  const std::string model_type = r.text("model_type");
   if (!r.errors.empty()) return nullptr;
   for (const auto& a : kArchitectures)
     if (class_name == a.class_name) return &a;
@@ -213,15 +203,15 @@ const Architecture* find_architecture(Reader& r) {
     if (!class_name.empty())
       r.warnings.push_back(make_diagnostic(
           "assumption", "/architectures/0",
-          "\"" + class_name + "\" is not a class vtrain knows: read by model_type \"" + model_type + "\" as " +
-              a.class_name + "'s layout"));
+          say("\"%s\" is not a class vtrain knows: read by model_type \"%s\" as %s's layout", class_name.c_str(),
+              model_type.c_str(), a.class_name)));
     return &a;
   }
   std::string known;
   for (const auto& a : kArchitectures)
-    if (known.find(a.class_name) == std::string::npos) known += (known.empty() ? "" : ", ") + std::string(a.class_name);
-  const std::string what = !class_name.empty()   ? "\"" + class_name + "\""
-                           : !model_type.empty() ? "model_type \"" + model_type + "\""
+    if (known.find(a.class_name) == std::string::npos) (known += known.empty() ? "" : ", ") += a.class_name;
+  const std::string what = !class_name.empty()   ? say("\"%s\"", class_name.c_str())
+                           : !model_type.empty() ? say("model_type \"%s\"", model_type.c_str())
                                                  : "no architecture";
   const char* pointer = !class_name.empty() ? "/architectures/0" : !model_type.empty() ? "/model_type" : "/architectures";
   r.errors.push_back(make_diagnostic("unknown_architecture", pointer,
@@ -230,9 +220,11 @@ const Architecture* find_architecture(Reader& r) {
   return nullptr;
 }
 
-// The required sizes' keys: the family's own name first (the one an error names), then aliases.
+// The required sizes' keys, null-terminated: the family's own name first (the one an error names).
 struct SizeKeys {
-  std::vector<const char*> layers, hidden, heads;
+  const char* layers[3];
+  const char* hidden[3];
+  const char* heads[3];
 };
 
 SizeKeys size_keys(Family f) {
@@ -244,12 +236,16 @@ SizeKeys size_keys(Family f) {
   return {{"num_hidden_layers"}, {"hidden_size"}, {"num_attention_heads"}};
 }
 
+// Sets the members of `o` from {key, value} pairs.
+void put(json& o, std::initializer_list<std::pair<const char*, long long>> members) {
+  for (const auto& [k, v] : members) o[k] = v;
+}
+
 }  // namespace
 
 Outcome<HfImport> import_hf_config(const json& hf) {
   if (!hf.is_object())
-    return Outcome<HfImport>::fail("type", "", "/: a Hugging Face config.json must be a JSON object, got " +
-                                                   std::string(hf.type_name()));
+    return Outcome<HfImport>::fail("type", "", say("/: a Hugging Face config.json must be a JSON object, got %s", hf.type_name()));
   Reader r(hf);
   const Architecture* arch = find_architecture(r);
   if (!arch) return r.errors;
@@ -259,312 +255,269 @@ Outcome<HfImport> import_hf_config(const json& hf) {
   // ---------------------------------------------------------------- the sizes
   const SizeKeys keys = size_keys(f);
   bool no_layers = false, no_hidden = false, no_heads = false, no_vocab = false;
-  const auto layers = r.whole(keys.layers, 1, limits::layers, &no_layers);
-  const auto hidden = r.whole(keys.hidden, 1, limits::hidden, &no_hidden);
-  const auto heads = r.whole(keys.heads, 1, limits::heads, &no_heads);
-  const auto vocab = r.whole({"vocab_size"}, 1, limits::vocab, &no_vocab);
-  auto require = [&](bool missing, const std::vector<const char*>& names, const char* what) {
-    if (!missing) return;
-    std::string aliases;
-    for (auto it = names.begin() + 1; it != names.end(); ++it) aliases += (aliases.empty() ? "" : " or ") + std::string(*it);
-    r.error("missing", *names.begin(),
-            std::string("is required: ") + what + (aliases.empty() ? "" : " (also read as " + aliases + ")"));
+  const long long layers = r.whole(keys.layers, 1, limits::layers, &no_layers);
+  const long long h = r.whole(keys.hidden, 1, limits::hidden, &no_hidden);
+  const long long n = r.whole(keys.heads, 1, limits::heads, &no_heads);
+  const long long vocab = r.whole("vocab_size", 1, limits::vocab, &no_vocab);
+  auto require = [&](bool missing, const char* const* names, const char* what) {
+    if (missing)
+      r.error("missing", names[0], say("is required: %s%s%s%s", what, names[1] ? " (also read as " : "",
+                                       names[1] ? names[1] : "", names[1] ? ")" : ""));
   };
+  const char* vocab_keys[] = {"vocab_size", nullptr};
   require(no_layers, keys.layers, "the number of transformer layers");
   require(no_hidden, keys.hidden, "the model's width");
   require(no_heads, keys.heads, "the number of attention heads");
-  require(no_vocab, {"vocab_size"}, "the vocabulary size");
+  require(no_vocab, vocab_keys, "the vocabulary size");
 
   // Key/value heads: grouped-query attention's, Falcon's multi-query (one) or its new decoder's.
-  std::optional<long long> kv_heads;
+  long long kv = n;
   const char* kv_key = "num_key_value_heads";
   if (f == Family::falcon) {
     const bool new_decoder = r.flag("new_decoder_architecture", false);
     const bool multi_query = r.flag("multi_query", true);
+    const long long given = r.whole("num_kv_heads", 1, limits::heads);
     if (new_decoder) {
       kv_key = "num_kv_heads";
-      kv_heads = r.whole({"num_kv_heads"}, 1, limits::heads);
+      if (given > 0) kv = given;
     } else if (multi_query) {
       kv_key = "multi_query";
-      kv_heads = 1;
+      kv = 1;
     }
-    r.get("num_kv_heads");
   } else if (gated) {
-    kv_heads = r.whole({"num_key_value_heads"}, 1, limits::heads);
+    const long long given = r.whole("num_key_value_heads", 1, limits::heads);
+    if (given > 0) kv = given;
   }
-  if (!kv_heads) kv_heads = heads;
 
-  // The per-head width, where the file gives one that is not hidden / heads (Gemma, Qwen3).
-  std::optional<long long> head_dim;
-  if (f != Family::deepseek) head_dim = r.whole({"head_dim"}, 1, limits::hidden);
-  else r.get("head_dim");
+  // The per-head width, where the file gives one (Gemma, Qwen3); DeepSeek's MLA has its own.
+  const long long head_dim = f == Family::deepseek ? (r.get("head_dim"), -1) : r.whole("head_dim", 1, limits::hidden);
 
   // Sequence length: the longest the position scheme takes.
   bool no_seq = false;
-  const char* seq_keys_text = "max_position_embeddings";
-  auto seq_len = r.whole({"max_position_embeddings", "n_positions", "seq_length", "max_sequence_length"}, 1,
-                         limits::seq_len, &no_seq);
-  for (const char* k : {"max_position_embeddings", "n_positions", "seq_length", "max_sequence_length"})
-    if (hf.contains(k) && !hf[k].is_null()) {
-      seq_keys_text = k;
+  const char* seq_keys[] = {"max_position_embeddings", "n_positions", "seq_length", "max_sequence_length", nullptr};
+  long long seq_len = r.whole(seq_keys, 1, limits::seq_len, &no_seq);
+  const char* seq_key = seq_keys[0];
+  for (const char* const* k = seq_keys; *k; ++k)
+    if (r.given(*k)) {
+      seq_key = *k;
       break;
     }
 
-  // MLP width.
-  std::optional<long long> ffn;
+  // MLP width: the family's key; BLOOM's MLP is 4 x hidden whatever n_inner says.
+  const char* ffn_key = f == Family::gpt2 ? "n_inner" : f == Family::opt ? "ffn_dim" : f == Family::falcon ? "ffn_hidden_size"
+                      : f == Family::bloom ? "n_inner" : "intermediate_size";
   bool no_ffn = true;
-  const char* ffn_key = "intermediate_size";
-  switch (f) {
-    case Family::gpt2: ffn_key = "n_inner"; ffn = r.whole({"n_inner"}, 1, limits::ffn_hidden, &no_ffn); break;
-    case Family::opt: ffn_key = "ffn_dim"; ffn = r.whole({"ffn_dim"}, 1, limits::ffn_hidden, &no_ffn); break;
-    case Family::falcon: ffn_key = "ffn_hidden_size"; ffn = r.whole({"ffn_hidden_size"}, 1, limits::ffn_hidden, &no_ffn); break;
-    case Family::bloom: r.get("n_inner"); break;  // BLOOM's MLP is 4 x hidden whatever n_inner says
-    default: ffn = r.whole({"intermediate_size"}, 1, limits::ffn_hidden, &no_ffn); break;
-  }
+  long long ffn = -1;
+  if (f == Family::bloom) r.get(ffn_key);
+  else ffn = r.whole(ffn_key, 1, limits::ffn_hidden, &no_ffn);
 
   if (!r.errors.empty()) return r.errors;
 
   // ---------------------------------------------------------------- rules between the sizes
-  const long long h = *hidden, n = *heads, kv = *kv_heads;
-  const bool own_head_dim = head_dim && (h % n != 0 || *head_dim != h / n);
+  const bool own_head_dim = head_dim > 0 && (h % n != 0 || head_dim != h / n);
   if (!own_head_dim && h % n != 0)
-    r.error("divisibility", *keys.heads.begin(),
-            "must divide the width " + std::string(*keys.hidden.begin()) + " (" + std::to_string(h) +
-                "), or the file must give head_dim");
+    r.error("divisibility", keys.heads[0], say("must divide the width %s (%lld), or the file must give head_dim", keys.hidden[0], h));
   if (kv > n)
-    r.error("range", kv_key, "must not exceed the attention heads (" + std::to_string(n) + "), got " + std::to_string(kv));
+    r.error("range", kv_key, say("must not exceed the attention heads (%lld), got %lld", n, kv));
   else if (n % kv != 0)
-    r.error("divisibility", kv_key, "must divide the attention heads (" + std::to_string(n) + "), got " + std::to_string(kv));
+    r.error("divisibility", kv_key, say("must divide the attention heads (%lld), got %lld", n, kv));
   if (!r.errors.empty()) return r.errors;
 
   HfImport out;
-  out.architecture = family_name(f);
+  out.architecture = kFamilyNames[static_cast<int>(f)];
   json& m = out.model;
   m = json::object();
   const std::string name = r.text("_name_or_path");
   m["name"] = name.empty() ? "custom" : name;
-  m["layers"] = *layers;
-  m["hidden"] = h;
-  m["heads"] = n;
-  m["kv_heads"] = kv;
-  m["vocab"] = *vocab;
+  put(m, {{"layers", layers}, {"hidden", h}, {"heads", n}, {"kv_heads", kv}, {"vocab", vocab}});
 
   // ---------------------------------------------------------------- position and length
-  std::string position = "rope";
-  if (f == Family::gpt2 || f == Family::opt) position = "learned";
-  if (f == Family::bloom) position = "alibi";
-  if (f == Family::falcon && r.flag("alibi", false)) position = "alibi";
+  const char* position = f == Family::gpt2 || f == Family::opt                        ? "learned"
+                         : f == Family::bloom || (f == Family::falcon && r.flag("alibi", false)) ? "alibi"
+                                                                                             : "rope";
+  const bool learned = f == Family::gpt2 || f == Family::opt;
   m["position"] = position;
   if (no_seq) {
-    const long long fallback = 2048;
+    seq_len = 2048;
     r.assume(f == Family::gpt2 ? "n_positions" : "max_position_embeddings",
-             "is not given: seq_len is " + std::to_string(fallback) +
-                 " (transformers' default for this class); set /model/seq_len to the length you train at");
-    seq_len = fallback;
-  } else if (position != "learned") {
-    r.assume(seq_keys_text, "is the longest sequence the model takes (" + std::to_string(*seq_len) +
-                                " tokens): seq_len is set to it; set /model/seq_len to the length you train at");
+             "is not given: seq_len is 2048 (transformers' default for this class); set /model/seq_len to the length "
+             "you train at");
+  } else if (!learned) {
+    r.assume(seq_key, say("is the longest sequence the model takes (%lld tokens): seq_len is set to it; set "
+                          "/model/seq_len to the length you train at",
+                          seq_len));
   }
-  m["seq_len"] = *seq_len;
+  m["seq_len"] = seq_len;
   if (const json* scaling = r.get("rope_scaling")) {
-    std::string kind, original;
+    std::string kind;
+    double original = 0;
     if (scaling->is_object()) {
       for (const char* k : {"rope_type", "type"})
-        if (scaling->contains(k) && (*scaling)[k].is_string()) kind = (*scaling)[k].get<std::string>();
+        if (scaling->contains(k) && (*scaling)[k].is_string()) kind = " (" + (*scaling)[k].get<std::string>() + ")";
       if (scaling->contains("original_max_position_embeddings") && (*scaling)["original_max_position_embeddings"].is_number())
-        original = number_text((*scaling)["original_max_position_embeddings"].get<double>());
+        original = (*scaling)["original_max_position_embeddings"].get<double>();
     }
-    r.unmapped("rope_scaling", "stretches the rotary frequencies" + (kind.empty() ? std::string() : " (" + kind + ")") +
-                                   ", which costs nothing to simulate" +
-                                   (original.empty() ? std::string()
-                                                     : "; the model was pretrained at " + original +
-                                                           " tokens (original_max_position_embeddings)"));
+    r.unmapped("rope_scaling", say("stretches the rotary frequencies%s, which costs nothing to simulate", kind.c_str()) +
+                                   (original > 0 ? say("; the model was pretrained at %.10g tokens "
+                                                       "(original_max_position_embeddings)", original)
+                                                 : std::string()));
   }
+  const char* parallel = "attention and MLP read the same input: vtrain simulates them one after the other, with the "
+                         "same work and parameters";
   if (f == Family::neox) {
     const json* pct = r.get("rotary_pct");
     if (pct && pct->is_number() && pct->get<double>() != 1.0)
-      r.unmapped("rotary_pct", "rotates " + number_text(pct->get<double>() * 100) +
-                                   "% of each head's dimensions: vtrain has no partial rotary embedding and simulates "
-                                   "rope over the whole head (an element-wise cost either way)");
-    if (r.flag("use_parallel_residual", true))
-      r.unmapped("use_parallel_residual",
-                 "attention and MLP read the same input (parallel residual): vtrain simulates them one after the "
-                 "other, with the same work and parameters");
+      r.unmapped("rotary_pct", say("rotates %.10g%% of each head's dimensions: vtrain has no partial rotary embedding "
+                                   "and simulates rope over the whole head (an element-wise cost either way)",
+                                   pct->get<double>() * 100));
+    if (r.flag("use_parallel_residual", true)) r.unmapped("use_parallel_residual", parallel);
   }
-  if (f == Family::falcon && r.flag("parallel_attn", true))
-    r.unmapped("parallel_attn",
-               "attention and MLP read the same input (parallel attention): vtrain simulates them one after the "
-               "other, with the same work and parameters");
+  if (f == Family::falcon && r.flag("parallel_attn", true)) r.unmapped("parallel_attn", parallel);
   if (const json* window = r.get("sliding_window")) {
-    const json* use = hf.contains("use_sliding_window") ? &hf["use_sliding_window"] : nullptr;
+    const json* use = r.given("use_sliding_window") ? &hf["use_sliding_window"] : nullptr;
     const bool off = use && use->is_boolean() && !use->get<bool>();
-    if (!off && window->is_number() && window->get<double>() < static_cast<double>(*seq_len))
-      r.unmapped("sliding_window", "limits attention to the last " + number_text(window->get<double>()) +
-                                       " tokens: vtrain simulates attention over the whole sequence (" +
-                                       std::to_string(*seq_len) + " tokens)");
+    if (!off && window->is_number() && window->get<double>() < static_cast<double>(seq_len))
+      r.unmapped("sliding_window", say("limits attention to the last %.10g tokens: vtrain simulates attention over "
+                                       "the whole sequence (%lld tokens)",
+                                       window->get<double>(), seq_len));
   }
 
   // ---------------------------------------------------------------- MLP
   long long ffn_hidden = 4 * h;
-  if (ffn) {
-    ffn_hidden = *ffn;
+  if (ffn > 0) {
+    ffn_hidden = ffn;
   } else if (no_ffn && f != Family::gpt2 && f != Family::bloom && f != Family::falcon) {
-    r.assume(ffn_key, "is not given: ffn_hidden is 4 x the width (" + std::to_string(4 * h) + ")");
+    r.assume(ffn_key, say("is not given: ffn_hidden is 4 x the width (%lld)", 4 * h));
   }
   if (ffn_hidden > limits::ffn_hidden) {
-    r.error("range", ffn_key, "gives an MLP wider than " + std::to_string(limits::ffn_hidden));
+    r.error("range", ffn_key, say("gives an MLP wider than %d", limits::ffn_hidden));
     return r.errors;
   }
   m["ffn_hidden"] = ffn_hidden;
-  std::string act = r.text("hidden_act");
-  if (act.empty()) act = r.text("activation_function");
-  if (act.empty()) act = r.text("hidden_activation");
-  if (gated) {
-    m["mlp"] = "swiglu";
-    if (!act.empty() && act != "silu" && act != "swish")
-      r.assume(hf.contains("hidden_act") ? "hidden_act" : "hidden_activation",
-               "\"" + act + "\" gates the MLP (GeGLU): simulated as the gated MLP \"swiglu\", the same three GEMMs");
-  } else {
-    m["mlp"] = "gelu";
-    if (!act.empty() && act.rfind("gelu", 0) != 0)
-      r.assume(hf.contains("activation_function") ? "activation_function" : "hidden_act",
-               "\"" + act + "\" is simulated as \"gelu\": the same two GEMMs; only the element-wise activation differs");
-  }
+  const char* act_key = r.given("hidden_act") ? "hidden_act" : r.given("activation_function") ? "activation_function" : "hidden_activation";
+  const std::string act = r.text(act_key);
+  m["mlp"] = gated ? "swiglu" : "gelu";
+  if (gated && !act.empty() && act != "silu" && act != "swish")
+    r.assume(act_key, say("\"%s\" gates the MLP (GeGLU): simulated as the gated MLP \"swiglu\", the same three GEMMs", act.c_str()));
+  if (!gated && !act.empty() && act.rfind("gelu", 0) != 0)
+    r.assume(act_key, say("\"%s\" is simulated as \"gelu\": the same two GEMMs; only the element-wise activation differs", act.c_str()));
 
   // ---------------------------------------------------------------- norms, biases, embeddings
   m["norm"] = gated ? "rmsnorm" : "layernorm";
-  bool bias = false;
-  switch (f) {
-    case Family::gpt2: case Family::bloom: bias = true; break;
-    case Family::neox: bias = r.flag("attention_bias", true); break;
-    case Family::opt: bias = r.flag("enable_bias", true); break;
-    case Family::falcon: bias = r.flag("bias", false); break;
-    default: {
-      const bool attention_bias = r.flag("attention_bias", false);
-      const bool mlp_bias = r.flag("mlp_bias", false);
-      bias = attention_bias && mlp_bias;
-      if (attention_bias != mlp_bias)
-        r.unmapped(attention_bias ? "attention_bias" : "mlp_bias",
-                   "gives biases to only the " + std::string(attention_bias ? "attention" : "MLP") +
-                       "'s linear layers: vtrain's /model/bias is all or none; bias is false");
-      if (f == Family::qwen2 || f == Family::qwen2_moe)
-        r.warnings.push_back(make_diagnostic(
-            "assumption", "/architectures/0",
-            "Qwen2's query, key and value projections carry biases (" + std::to_string(n * (h / n) + 2 * kv * (h / n)) +
-                " parameters a layer) and no other layer does: bias is false, leaving them out"));
-      break;
-    }
+  bool bias = f == Family::gpt2 || f == Family::bloom;
+  if (f == Family::neox) bias = r.flag("attention_bias", true);
+  if (f == Family::opt) bias = r.flag("enable_bias", true);
+  if (f == Family::falcon) bias = r.flag("bias", false);
+  if (gated) {
+    const bool attention_bias = r.flag("attention_bias", false);
+    const bool mlp_bias = r.flag("mlp_bias", false);
+    bias = attention_bias && mlp_bias;
+    if (attention_bias != mlp_bias)
+      r.unmapped(attention_bias ? "attention_bias" : "mlp_bias",
+                 say("gives biases to only the %s's linear layers: vtrain's /model/bias is all or none; bias is false",
+                     attention_bias ? "attention" : "MLP"));
+    if (f == Family::qwen2 || f == Family::qwen2_moe)
+      r.warnings.push_back(make_diagnostic(
+          "assumption", "/architectures/0",
+          say("Qwen2's query, key and value projections carry biases (%lld parameters a layer) and no other layer "
+              "does: bias is false, leaving them out",
+              h + 2 * kv * (h / n))));
   }
   m["bias"] = bias;
-  bool tied_default = false;
-  switch (f) {
-    case Family::gemma: case Family::gemma2: case Family::gpt2: case Family::falcon: case Family::opt:
-    case Family::bloom: tied_default = true; break;
-    default: break;
-  }
+  const bool tied_default = f == Family::gemma || f == Family::gemma2 || f == Family::gpt2 || f == Family::falcon ||
+                            f == Family::opt || f == Family::bloom;
   m["tied_embeddings"] = r.flag("tie_word_embeddings", tied_default);
   if (f == Family::bloom)
-    r.warnings.push_back(make_diagnostic("unmapped", "/architectures/0",
-                                         "BLOOM normalizes the word embeddings (a LayerNorm of 2 x " + std::to_string(h) +
-                                             " parameters) before the first layer: vtrain has no such norm and leaves it out"));
+    r.warnings.push_back(make_diagnostic(
+        "unmapped", "/architectures/0",
+        say("BLOOM normalizes the word embeddings (a LayerNorm of 2 x %lld parameters) before the first layer: vtrain "
+            "has no such norm and leaves it out",
+            h)));
   if (f == Family::opt) {
-    const auto proj = r.whole({"word_embed_proj_dim"}, 1, limits::hidden);
-    if (proj && *proj != h)
-      r.unmapped("word_embed_proj_dim", "embeds words at width " + std::to_string(*proj) + " and projects them to " +
-                                            std::to_string(h) + ": vtrain embeds at the model's width and leaves the "
-                                                                "two projections out");
+    const long long proj = r.whole("word_embed_proj_dim", 1, limits::hidden);
+    if (proj > 0 && proj != h)
+      r.unmapped("word_embed_proj_dim", say("embeds words at width %lld and projects them to %lld: vtrain embeds at "
+                                            "the model's width and leaves the two projections out",
+                                            proj, h));
   }
   if (r.get("quantization_config"))
     r.unmapped("quantization_config",
                "describes how the checkpoint is stored, not how it trains: /plan/precision sets the training precision");
 
   // ---------------------------------------------------------------- head_dim, mixture of experts, MLA
-  if (own_head_dim) m["head_dim"] = *head_dim;
-  json moe;
-  if (f == Family::mixtral) {
-    const auto experts = r.whole({"num_local_experts"}, 1, limits::ffn_hidden);
-    const auto top_k = r.whole({"num_experts_per_tok"}, 1, limits::ffn_hidden);
-    if (!experts) r.error("missing", "num_local_experts", "is required for a Mixtral model: experts per layer");
-    if (!top_k) r.error("missing", "num_experts_per_tok", "is required for a Mixtral model: experts each token goes to");
-    if (experts && top_k)
-      moe = {{"experts", *experts}, {"experts_per_token", *top_k}, {"expert_ffn_hidden", ffn_hidden},
-             {"shared_experts", 0}, {"first_dense_layers", 0}, {"layer_frequency", 1}, {"router", "softmax"}};
-  } else if (f == Family::qwen2_moe || f == Family::qwen3_moe) {
-    const auto experts = r.whole({"num_experts"}, 1, limits::ffn_hidden);
-    const auto top_k = r.whole({"num_experts_per_tok"}, 1, limits::ffn_hidden);
-    const auto width = r.whole({"moe_intermediate_size"}, 1, limits::ffn_hidden);
-    const auto shared = r.whole({"shared_expert_intermediate_size"}, 0, limits::ffn_hidden);
-    const auto step = r.whole({"decoder_sparse_step"}, 1, limits::layers);
-    if (!experts) r.error("missing", "num_experts", "is required for a Qwen MoE model: experts per layer");
-    if (!top_k) r.error("missing", "num_experts_per_tok", "is required for a Qwen MoE model: experts each token goes to");
-    if (!width) r.error("missing", "moe_intermediate_size", "is required for a Qwen MoE model: one expert's MLP width");
-    if (experts && top_k && width) {
-      moe = {{"experts", *experts}, {"experts_per_token", *top_k}, {"expert_ffn_hidden", *width},
-             {"shared_experts", shared && *shared > 0 ? 1 : 0}, {"first_dense_layers", 0},
-             {"layer_frequency", step ? *step : 1}, {"router", "softmax"}};
-      if (shared && *shared > 0) moe["shared_expert_ffn_hidden"] = *shared;
-    }
-    if (const json* dense = r.get("mlp_only_layers"); dense && dense->is_array() && !dense->empty())
-      r.unmapped("mlp_only_layers", "makes layers " + dense->dump() +
-                                        " dense: /model/moe places its layers by first_dense_layers and layer_frequency "
-                                        "only, so they are simulated as MoE layers");
-  } else if (f == Family::deepseek) {
-    const auto experts = r.whole({"n_routed_experts"}, 1, limits::ffn_hidden);
-    if (experts) {
-      const auto top_k = r.whole({"num_experts_per_tok"}, 1, limits::ffn_hidden);
-      const auto width = r.whole({"moe_intermediate_size"}, 1, limits::ffn_hidden);
-      const auto shared = r.whole({"n_shared_experts"}, 0, limits::ffn_hidden);
-      const auto first = r.whole({"first_k_dense_replace"}, 0, limits::layers);
-      const auto freq = r.whole({"moe_layer_freq"}, 1, limits::layers);
-      if (!top_k) r.error("missing", "num_experts_per_tok", "is required with n_routed_experts: experts each token goes to");
-      if (!width) r.error("missing", "moe_intermediate_size", "is required with n_routed_experts: one expert's MLP width");
+  if (own_head_dim) m["head_dim"] = head_dim;
+  // Experts: the keys of the family's experts, top-k, expert width, shared experts (count or
+  // width), dense leading layers and layer frequency.
+  const char* experts_key = f == Family::mixtral ? "num_local_experts"
+                            : f == Family::qwen2_moe || f == Family::qwen3_moe ? "num_experts"
+                            : f == Family::deepseek ? "n_routed_experts"
+                                                    : nullptr;
+  if (experts_key) {
+    bool no_experts = false;
+    const long long experts = r.whole(experts_key, 1, limits::ffn_hidden, &no_experts);
+    // DeepSeek without routed experts is dense (DeepSeek-V2's dense variants); the others need them.
+    const bool moe = f != Family::deepseek || !no_experts;
+    const char* width_key = f == Family::mixtral ? "intermediate_size" : "moe_intermediate_size";
+    bool no_top = false, no_width = false;
+    const long long top_k = r.whole("num_experts_per_tok", 1, limits::ffn_hidden, &no_top);
+    const long long width = f == Family::mixtral ? ffn_hidden : r.whole(width_key, 1, limits::ffn_hidden, &no_width);
+    long long shared = 0, shared_width = 0, first = 0, frequency = 1;
+    const char* router = "softmax";
+    if (f == Family::qwen2_moe || f == Family::qwen3_moe) {
+      shared_width = std::max(0LL, r.whole("shared_expert_intermediate_size", 0, limits::ffn_hidden));
+      shared = shared_width > 0;
+      frequency = std::max(1LL, r.whole("decoder_sparse_step", 1, limits::layers));
+      if (const json* dense = r.get("mlp_only_layers"); dense && dense->is_array() && !dense->empty())
+        r.unmapped("mlp_only_layers", say("makes layers %s dense: /model/moe places its layers by first_dense_layers "
+                                          "and layer_frequency only, so they are simulated as MoE layers",
+                                          dense->dump().c_str()));
+    } else if (f == Family::deepseek) {
+      shared = std::max(0LL, r.whole("n_shared_experts", 0, limits::ffn_hidden));
+      shared_width = shared > 0 ? width : 0;
+      first = std::max(0LL, r.whole("first_k_dense_replace", 0, limits::layers));
+      frequency = std::max(1LL, r.whole("moe_layer_freq", 1, limits::layers));
       const std::string scoring = r.text("scoring_func");
-      if (!scoring.empty() && scoring != "softmax" && scoring != "sigmoid")
-        r.unmapped("scoring_func", "\"" + scoring + "\" is not a router vtrain knows: simulated as \"softmax\"");
-      if (top_k && width) {
-        moe = {{"experts", *experts}, {"experts_per_token", *top_k}, {"expert_ffn_hidden", *width},
-               {"shared_experts", shared ? *shared : 0}, {"first_dense_layers", first ? *first : 0},
-               {"layer_frequency", freq ? *freq : 1}, {"router", scoring == "sigmoid" ? "sigmoid" : "softmax"}};
-        if (shared && *shared > 0) moe["shared_expert_ffn_hidden"] = *width;
-      }
-      const auto groups = r.whole({"n_group"}, 1, limits::ffn_hidden);
-      const auto group_top = r.whole({"topk_group"}, 1, limits::ffn_hidden);
+      if (scoring == "sigmoid") router = "sigmoid";
+      else if (!scoring.empty() && scoring != "softmax")
+        r.unmapped("scoring_func", say("\"%s\" is not a router vtrain knows: simulated as \"softmax\"", scoring.c_str()));
+      const long long groups = r.whole("n_group", 1, limits::ffn_hidden);
+      const long long group_top = r.whole("topk_group", 1, limits::ffn_hidden);
       r.get("topk_method");
-      if (groups && group_top && *group_top < *groups)
-        r.unmapped("topk_group", "limits each token to experts in " + std::to_string(*group_top) + " of " +
-                                     std::to_string(*groups) + " groups (node-limited routing): the all-to-all is "
-                                                               "sized as if the experts were chosen freely");
-    } else {
-      for (const char* k : {"num_experts_per_tok", "moe_intermediate_size", "n_shared_experts", "first_k_dense_replace",
-                            "moe_layer_freq", "scoring_func", "n_group", "topk_group", "topk_method"})
-        r.get(k);
+      if (moe && group_top > 0 && group_top < groups)
+        r.unmapped("topk_group", say("limits each token to experts in %lld of %lld groups (node-limited routing): the "
+                                     "all-to-all is sized as if the experts were chosen freely",
+                                     group_top, groups));
     }
-    const auto kv_rank = r.whole({"kv_lora_rank"}, 1, limits::hidden);
-    const auto q_rank = r.whole({"q_lora_rank"}, 1, limits::hidden);
-    const auto nope = r.whole({"qk_nope_head_dim"}, 1, limits::hidden);
-    const auto rope = r.whole({"qk_rope_head_dim"}, 1, limits::hidden);
-    const auto v_dim = r.whole({"v_head_dim"}, 1, limits::hidden);
-    if (kv_rank && nope && rope && v_dim) {
-      m["mla"] = {{"q_lora_rank", q_rank ? *q_rank : 0}, {"kv_lora_rank", *kv_rank}, {"qk_nope_head_dim", *nope},
-                  {"qk_rope_head_dim", *rope}, {"v_head_dim", *v_dim}};
-    } else if (r.errors.empty()) {
-      r.error("missing", !kv_rank ? "kv_lora_rank" : !nope ? "qk_nope_head_dim" : !rope ? "qk_rope_head_dim" : "v_head_dim",
-              "is required for DeepSeek's multi-head latent attention");
+    if (moe) {
+      if (no_experts) r.error("missing", experts_key, "is required for a mixture-of-experts model: experts per layer");
+      if (no_top) r.error("missing", "num_experts_per_tok", "is required for a mixture-of-experts model: experts each token goes to");
+      if (no_width) r.error("missing", width_key, "is required for a mixture-of-experts model: one expert's MLP width");
+      if (r.errors.empty() && top_k > experts)
+        r.error("range", "num_experts_per_tok", say("must not exceed the experts (%lld), got %lld", experts, top_k));
+      if (!r.errors.empty()) return r.errors;
+      json& e = m["moe"];
+      put(e, {{"experts", experts}, {"experts_per_token", top_k}, {"expert_ffn_hidden", width}, {"shared_experts", shared},
+              {"first_dense_layers", first}, {"layer_frequency", frequency}});
+      if (shared > 0) e["shared_expert_ffn_hidden"] = shared_width;
+      e["router"] = router;
     }
-    if (const auto mtp = r.whole({"num_nextn_predict_layers"}, 0, limits::layers); mtp && *mtp > 0)
+  }
+  if (f == Family::deepseek) {
+    const char* mla_keys[] = {"kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"};
+    json& a = m["mla"];
+    a["q_lora_rank"] = std::max(0LL, r.whole("q_lora_rank", 1, limits::hidden));
+    for (const char* k : mla_keys) {
+      bool missing = false;
+      const long long v = r.whole(k, 1, limits::hidden, &missing);
+      if (missing) r.error("missing", k, "is required for DeepSeek's multi-head latent attention");
+      a[k] = v;
+    }
+    const long long mtp = r.whole("num_nextn_predict_layers", 0, limits::layers);
+    if (mtp > 0)
       r.unmapped("num_nextn_predict_layers",
-                 "adds " + std::to_string(*mtp) + " multi-token prediction module(s) after the last layer: vtrain "
-                                                  "leaves them out");
+                 say("adds %lld multi-token prediction module(s) after the last layer: vtrain leaves them out", mtp));
   }
   if (!r.errors.empty()) return r.errors;
-  if (!moe.is_null()) {
-    if (moe["experts_per_token"].get<long long>() > moe["experts"].get<long long>()) {
-      r.error("range", "num_experts_per_tok",
-              "must not exceed the experts (" + std::to_string(moe["experts"].get<long long>()) + ")");
-      return r.errors;
-    }
-    m["moe"] = moe;
-  }
 
   r.warn_unread();
   out.warnings = std::move(r.warnings);
