@@ -527,23 +527,20 @@ Outcome<HfImport> import_hf_config(const json& hf) {
 namespace api {
 
 std::string import_hf(std::string_view config_json) {
-  try {
-    json j;
-    Diagnostics errors = parse_json_text(config_json, j);
-    if (!errors.empty()) return errors_reply(errors);
-    auto imported = import_hf_config(j);
-    if (!imported.ok()) return errors_reply(imported.errors());
-    json warnings = json::array();
-    for (const auto& d : imported.value().warnings)
-      warnings.push_back({{"code", d.code}, {"pointer", d.pointer}, {"message", d.message}});
-    return dump_json(json{{"ok", true},
-                          {"result",
-                           {{"model", imported.value().model},
-                            {"architecture", imported.value().architecture},
-                            {"warnings", warnings}}}});
-  } catch (const std::exception& e) {
-    return errors_reply({make_diagnostic("internal", "", std::string("the importer stopped: ") + e.what())});
-  }
+  json j;
+  Diagnostics errors = parse_json_text(config_json, j);
+  if (!errors.empty()) return errors_reply(errors);
+  auto imported = import_hf_config(j);
+  if (!imported.ok()) return errors_reply(imported.errors());
+  // The warnings in the form of an error reply's errors.
+  json reply = json::parse(errors_reply(imported.value().warnings));
+  json& result = reply["result"];
+  result["model"] = std::move(imported.value().model);
+  result["architecture"] = imported.value().architecture;
+  result["warnings"] = std::move(reply["errors"]);
+  reply.erase("errors");
+  reply["ok"] = true;
+  return dump_json(reply);
 }
 
 }  // namespace api
