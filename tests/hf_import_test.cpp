@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "fuzz/fuzz_check.hpp"
 #include "test_util.hpp"
 #include "vtrain/config.hpp"
 #include "vtrain/hf_import.hpp"
@@ -317,4 +318,21 @@ TEST_CASE("hf import: the JSON-text entry answers with the model and warnings, o
     CHECK(e["errors"].size() >= 1);
   }
   CHECK(json::parse(api::import_hf("{\"a\": 1, \"a\": 2}"))["errors"][0]["pointer"] == "/a");
+}
+
+TEST_CASE("hf import: the fuzz checks hold for every public config, whole and cut short") {
+  for (const char* name : {"Llama-3.1-8B.json", "Mixtral-8x7B-v0.1.json", "Qwen3-30B-A3B.json", "DeepSeek-V3.json",
+                           "gemma-7b.json", "gpt2.json", "gpt-neox-20b.json", "falcon-7b.json", "opt-6.7b.json",
+                           "bloom-7b1.json"}) {
+    const std::string input = "h" + hf_file(name).dump();
+    CAPTURE(std::string(name));
+    auto whole = fuzz::check_input(reinterpret_cast<const uint8_t*>(input.data()), input.size(), 1.0);
+    CHECK(whole.failure == "");
+    CHECK(whole.answered);
+    for (size_t cut : {input.size() / 2, size_t{2}}) {
+      auto part = fuzz::check_input(reinterpret_cast<const uint8_t*>(input.data()), cut, 1.0);
+      CHECK(part.failure == "");
+      CHECK_FALSE(part.answered);
+    }
+  }
 }
