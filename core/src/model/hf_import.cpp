@@ -124,11 +124,11 @@ class Reader {
     if (!v) return -1;
     const double d = v->is_number() ? v->get<double>() : 0.5;
     if (!std::isfinite(d) || d != std::floor(d)) {
-      error("type", key, say("must be a whole number, got %s", v->dump().c_str()));
+      error("type", key, "must be a whole number, got %s", v->dump().c_str());
       return -1;
     }
     if (d < static_cast<double>(lo) || d > static_cast<double>(hi)) {
-      error("range", key, say("must be between %lld and %lld, got %.10g", lo, hi, d));
+      error("range", key, "must be between %lld and %lld, got %.10g", lo, hi, d);
       return -1;
     }
     return static_cast<long long>(d);
@@ -158,14 +158,24 @@ class Reader {
     return v->get<std::string>();
   }
 
-  void error(const char* code, const char* key, const std::string& rule) {
-    errors.push_back(make_diagnostic(code, at(key), rule));
+  // A diagnostic at `key`, its rule printf's `format` of the arguments.
+  void error(const char* code, const char* key, const char* format, ...) __attribute__((format(printf, 4, 5))) {
+    va_list args;
+    va_start(args, format);
+    add(errors, code, key, format, args);
+    va_end(args);
   }
-  void unmapped(const char* key, const std::string& rule) {
-    warnings.push_back(make_diagnostic("unmapped", at(key), rule));
+  void unmapped(const char* key, const char* format, ...) __attribute__((format(printf, 3, 4))) {
+    va_list args;
+    va_start(args, format);
+    add(warnings, "unmapped", key, format, args);
+    va_end(args);
   }
-  void assume(const char* key, const std::string& rule) {
-    warnings.push_back(make_diagnostic("assumption", at(key), rule));
+  void assume(const char* key, const char* format, ...) __attribute__((format(printf, 3, 4))) {
+    va_list args;
+    va_start(args, format);
+    add(warnings, "assumption", key, format, args);
+    va_end(args);
   }
 
   // Every field the file gives that no rule read: named, since it may change the model's shape.
@@ -181,6 +191,12 @@ class Reader {
   }
 
  private:
+  static void add(Diagnostics& to, const char* code, const char* key, const char* format, va_list args) {
+    char buf[512];
+    std::vsnprintf(buf, sizeof buf, format, args);
+    to.push_back(make_diagnostic(code, at(key), buf));
+  }
+
   const json& hf_;
   std::vector<const char*> seen_;
 };
@@ -261,8 +277,8 @@ Outcome<HfImport> import_hf_config(const json& hf) {
   const long long vocab = r.whole("vocab_size", 1, limits::vocab, &no_vocab);
   auto require = [&](bool missing, const char* const* names, const char* what) {
     if (missing)
-      r.error("missing", names[0], say("is required: %s%s%s%s", what, names[1] ? " (also read as " : "",
-                                       names[1] ? names[1] : "", names[1] ? ")" : ""));
+      r.error("missing", names[0], "is required: %s%s%s%s", what, names[1] ? " (also read as " : "",
+                                       names[1] ? names[1] : "", names[1] ? ")" : "");
   };
   const char* vocab_keys[] = {"vocab_size", nullptr};
   require(no_layers, keys.layers, "the number of transformer layers");
@@ -316,11 +332,11 @@ Outcome<HfImport> import_hf_config(const json& hf) {
   // ---------------------------------------------------------------- rules between the sizes
   const bool own_head_dim = head_dim > 0 && (h % n != 0 || head_dim != h / n);
   if (!own_head_dim && h % n != 0)
-    r.error("divisibility", keys.heads[0], say("must divide the width %s (%lld), or the file must give head_dim", keys.hidden[0], h));
+    r.error("divisibility", keys.heads[0], "must divide the width %s (%lld), or the file must give head_dim", keys.hidden[0], h);
   if (kv > n)
-    r.error("range", kv_key, say("must not exceed the attention heads (%lld), got %lld", n, kv));
+    r.error("range", kv_key, "must not exceed the attention heads (%lld), got %lld", n, kv);
   else if (n % kv != 0)
-    r.error("divisibility", kv_key, say("must divide the attention heads (%lld), got %lld", n, kv));
+    r.error("divisibility", kv_key, "must divide the attention heads (%lld), got %lld", n, kv);
   if (!r.errors.empty()) return r.errors;
 
   HfImport out;
@@ -343,9 +359,9 @@ Outcome<HfImport> import_hf_config(const json& hf) {
              "is not given: seq_len is 2048 (transformers' default for this class); set /model/seq_len to the length "
              "you train at");
   } else if (!learned) {
-    r.assume(seq_key, say("is the longest sequence the model takes (%lld tokens): seq_len is set to it; set "
+    r.assume(seq_key, "is the longest sequence the model takes (%lld tokens): seq_len is set to it; set "
                           "/model/seq_len to the length you train at",
-                          seq_len));
+                          seq_len);
   }
   m["seq_len"] = seq_len;
   if (const json* scaling = r.get("rope_scaling")) {
@@ -357,19 +373,21 @@ Outcome<HfImport> import_hf_config(const json& hf) {
       if (scaling->contains("original_max_position_embeddings") && (*scaling)["original_max_position_embeddings"].is_number())
         original = (*scaling)["original_max_position_embeddings"].get<double>();
     }
-    r.unmapped("rope_scaling", say("stretches the rotary frequencies%s, which costs nothing to simulate", kind.c_str()) +
-                                   (original > 0 ? say("; the model was pretrained at %.10g tokens "
-                                                       "(original_max_position_embeddings)", original)
-                                                 : std::string()));
+    if (original > 0)
+      r.unmapped("rope_scaling", "stretches the rotary frequencies%s, which costs nothing to simulate; the model was "
+                                 "pretrained at %.10g tokens (original_max_position_embeddings)",
+                 kind.c_str(), original);
+    else
+      r.unmapped("rope_scaling", "stretches the rotary frequencies%s, which costs nothing to simulate", kind.c_str());
   }
   const char* parallel = "attention and MLP read the same input: vtrain simulates them one after the other, with the "
                          "same work and parameters";
   if (f == Family::neox) {
     const json* pct = r.get("rotary_pct");
     if (pct && pct->is_number() && pct->get<double>() != 1.0)
-      r.unmapped("rotary_pct", say("rotates %.10g%% of each head's dimensions: vtrain has no partial rotary embedding "
+      r.unmapped("rotary_pct", "rotates %.10g%% of each head's dimensions: vtrain has no partial rotary embedding "
                                    "and simulates rope over the whole head (an element-wise cost either way)",
-                                   pct->get<double>() * 100));
+                                   pct->get<double>() * 100);
     if (r.flag("use_parallel_residual", true)) r.unmapped("use_parallel_residual", parallel);
   }
   if (f == Family::falcon && r.flag("parallel_attn", true)) r.unmapped("parallel_attn", parallel);
@@ -377,9 +395,9 @@ Outcome<HfImport> import_hf_config(const json& hf) {
     const json* use = r.given("use_sliding_window") ? &hf["use_sliding_window"] : nullptr;
     const bool off = use && use->is_boolean() && !use->get<bool>();
     if (!off && window->is_number() && window->get<double>() < static_cast<double>(seq_len))
-      r.unmapped("sliding_window", say("limits attention to the last %.10g tokens: vtrain simulates attention over "
+      r.unmapped("sliding_window", "limits attention to the last %.10g tokens: vtrain simulates attention over "
                                        "the whole sequence (%lld tokens)",
-                                       window->get<double>(), seq_len));
+                                       window->get<double>(), seq_len);
   }
 
   // ---------------------------------------------------------------- MLP
@@ -387,10 +405,10 @@ Outcome<HfImport> import_hf_config(const json& hf) {
   if (ffn > 0) {
     ffn_hidden = ffn;
   } else if (no_ffn && f != Family::gpt2 && f != Family::bloom && f != Family::falcon) {
-    r.assume(ffn_key, say("is not given: ffn_hidden is 4 x the width (%lld)", 4 * h));
+    r.assume(ffn_key, "is not given: ffn_hidden is 4 x the width (%lld)", 4 * h);
   }
   if (ffn_hidden > limits::ffn_hidden) {
-    r.error("range", ffn_key, say("gives an MLP wider than %d", limits::ffn_hidden));
+    r.error("range", ffn_key, "gives an MLP wider than %d", limits::ffn_hidden);
     return r.errors;
   }
   m["ffn_hidden"] = ffn_hidden;
@@ -398,9 +416,9 @@ Outcome<HfImport> import_hf_config(const json& hf) {
   const std::string act = r.text(act_key);
   m["mlp"] = gated ? "swiglu" : "gelu";
   if (gated && !act.empty() && act != "silu" && act != "swish")
-    r.assume(act_key, say("\"%s\" gates the MLP (GeGLU): simulated as the gated MLP \"swiglu\", the same three GEMMs", act.c_str()));
+    r.assume(act_key, "\"%s\" gates the MLP (GeGLU): simulated as the gated MLP \"swiglu\", the same three GEMMs", act.c_str());
   if (!gated && !act.empty() && act.rfind("gelu", 0) != 0)
-    r.assume(act_key, say("\"%s\" is simulated as \"gelu\": the same two GEMMs; only the element-wise activation differs", act.c_str()));
+    r.assume(act_key, "\"%s\" is simulated as \"gelu\": the same two GEMMs; only the element-wise activation differs", act.c_str());
 
   // ---------------------------------------------------------------- norms, biases, embeddings
   m["norm"] = gated ? "rmsnorm" : "layernorm";
@@ -414,8 +432,8 @@ Outcome<HfImport> import_hf_config(const json& hf) {
     bias = attention_bias && mlp_bias;
     if (attention_bias != mlp_bias)
       r.unmapped(attention_bias ? "attention_bias" : "mlp_bias",
-                 say("gives biases to only the %s's linear layers: vtrain's /model/bias is all or none; bias is false",
-                     attention_bias ? "attention" : "MLP"));
+                 "gives biases to only the %s's linear layers: vtrain's /model/bias is all or none; bias is false",
+                     attention_bias ? "attention" : "MLP");
     if (f == Family::qwen2 || f == Family::qwen2_moe)
       r.warnings.push_back(make_diagnostic(
           "assumption", "/architectures/0",
@@ -436,9 +454,9 @@ Outcome<HfImport> import_hf_config(const json& hf) {
   if (f == Family::opt) {
     const long long proj = r.whole("word_embed_proj_dim", 1, limits::hidden);
     if (proj > 0 && proj != h)
-      r.unmapped("word_embed_proj_dim", say("embeds words at width %lld and projects them to %lld: vtrain embeds at "
+      r.unmapped("word_embed_proj_dim", "embeds words at width %lld and projects them to %lld: vtrain embeds at "
                                             "the model's width and leaves the two projections out",
-                                            proj, h));
+                                            proj, h);
   }
   if (r.get("quantization_config"))
     r.unmapped("quantization_config",
@@ -468,9 +486,9 @@ Outcome<HfImport> import_hf_config(const json& hf) {
       shared = shared_width > 0;
       frequency = std::max(1LL, r.whole("decoder_sparse_step", 1, limits::layers));
       if (const json* dense = r.get("mlp_only_layers"); dense && dense->is_array() && !dense->empty())
-        r.unmapped("mlp_only_layers", say("makes layers %s dense: /model/moe places its layers by first_dense_layers "
+        r.unmapped("mlp_only_layers", "makes layers %s dense: /model/moe places its layers by first_dense_layers "
                                           "and layer_frequency only, so they are simulated as MoE layers",
-                                          dense->dump().c_str()));
+                                          dense->dump().c_str());
     } else if (f == Family::deepseek) {
       shared = std::max(0LL, r.whole("n_shared_experts", 0, limits::ffn_hidden));
       shared_width = shared > 0 ? width : 0;
@@ -479,21 +497,21 @@ Outcome<HfImport> import_hf_config(const json& hf) {
       const std::string scoring = r.text("scoring_func");
       if (scoring == "sigmoid") router = "sigmoid";
       else if (!scoring.empty() && scoring != "softmax")
-        r.unmapped("scoring_func", say("\"%s\" is not a router vtrain knows: simulated as \"softmax\"", scoring.c_str()));
+        r.unmapped("scoring_func", "\"%s\" is not a router vtrain knows: simulated as \"softmax\"", scoring.c_str());
       const long long groups = r.whole("n_group", 1, limits::ffn_hidden);
       const long long group_top = r.whole("topk_group", 1, limits::ffn_hidden);
       r.get("topk_method");
       if (moe && group_top > 0 && group_top < groups)
-        r.unmapped("topk_group", say("limits each token to experts in %lld of %lld groups (node-limited routing): the "
+        r.unmapped("topk_group", "limits each token to experts in %lld of %lld groups (node-limited routing): the "
                                      "all-to-all is sized as if the experts were chosen freely",
-                                     group_top, groups));
+                                     group_top, groups);
     }
     if (moe) {
       if (no_experts) r.error("missing", experts_key, "is required for a mixture-of-experts model: experts per layer");
       if (no_top) r.error("missing", "num_experts_per_tok", "is required for a mixture-of-experts model: experts each token goes to");
       if (no_width) r.error("missing", width_key, "is required for a mixture-of-experts model: one expert's MLP width");
       if (r.errors.empty() && top_k > experts)
-        r.error("range", "num_experts_per_tok", say("must not exceed the experts (%lld), got %lld", experts, top_k));
+        r.error("range", "num_experts_per_tok", "must not exceed the experts (%lld), got %lld", experts, top_k);
       if (!r.errors.empty()) return r.errors;
       json& e = m["moe"];
       put(e, {{"experts", experts}, {"experts_per_token", top_k}, {"expert_ffn_hidden", width}, {"shared_experts", shared},
@@ -515,7 +533,7 @@ Outcome<HfImport> import_hf_config(const json& hf) {
     const long long mtp = r.whole("num_nextn_predict_layers", 0, limits::layers);
     if (mtp > 0)
       r.unmapped("num_nextn_predict_layers",
-                 say("adds %lld multi-token prediction module(s) after the last layer: vtrain leaves them out", mtp));
+                 "adds %lld multi-token prediction module(s) after the last layer: vtrain leaves them out", mtp);
   }
   if (!r.errors.empty()) return r.errors;
 
