@@ -139,6 +139,34 @@ TEST_CASE("hf import: the fields of head_dim, moe and mla are emitted under the 
   CHECK(has_warning(v3, "unmapped", "/quantization_config"));
   CHECK(has_warning(v3, "unmapped", "/rope_scaling"));
 
+  // DeepSeek-V2-Lite: no query compression (q_lora_rank null), softmax routing, two shared experts.
+  json lite = hf_file("DeepSeek-V3.json");
+  lite["architectures"] = {"DeepseekV2ForCausalLM"};
+  lite["model_type"] = "deepseek_v2";
+  lite["q_lora_rank"] = nullptr;
+  lite["scoring_func"] = "softmax";
+  lite["n_shared_experts"] = 2;
+  lite["n_routed_experts"] = 64;
+  lite["num_experts_per_tok"] = 6;
+  lite["first_k_dense_replace"] = 1;
+  lite["n_group"] = 1;
+  lite["topk_group"] = 1;
+  lite.erase("num_nextn_predict_layers");
+  lite.erase("quantization_config");
+  auto v2 = import_hf_config(lite);
+  REQUIRE(v2.ok());
+  CHECK(v2.value().model["mla"]["q_lora_rank"] == 0);
+  CHECK(v2.value().model["moe"]["router"] == "softmax");
+  CHECK(v2.value().model["moe"]["shared_experts"] == 2);
+  CHECK(v2.value().model["moe"]["first_dense_layers"] == 1);
+  CHECK_FALSE(has_warning(v2.value(), "unmapped", "/topk_group"));
+  // Without routed experts it is dense: no /model/moe, and its MLA still.
+  lite.erase("n_routed_experts");
+  auto dense = import_hf_config(lite);
+  REQUIRE(dense.ok());
+  CHECK_FALSE(dense.value().model.contains("moe"));
+  CHECK(dense.value().model.contains("mla"));
+
   // Qwen2 MoE: one shared expert of its own width, every second layer sparse, dense layers named.
   const json qwen2_moe = {{"architectures", {"Qwen2MoeForCausalLM"}}, {"model_type", "qwen2_moe"},
                           {"num_hidden_layers", 24}, {"hidden_size", 2048}, {"num_attention_heads", 16},
