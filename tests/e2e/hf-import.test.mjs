@@ -29,7 +29,7 @@ describe('the model section imports a Hugging Face config.json', { timeout: 1200
 
   test('a pasted config fills the model fields and the page simulates what the CLI does', async () => {
     const page = await newPage();
-    await open(page, '?model=gpt3-175b');
+    await open(page, '?model=gpt3-175b&vocab_pad_multiple=64');
     await page.waitForFunction(() => document.getElementById('kpi-iteration').dataset.value);
     const before = await fields(page);
     assert.equal(before.layers, '96');
@@ -41,6 +41,8 @@ describe('the model section imports a Hugging Face config.json', { timeout: 1200
       layers: '80', hidden: '8192', heads: '64', kv_heads: '8', ffn_hidden: '28672', seq_len: '131072', vocab: '128256', mlp: 'swiglu',
     });
     assert.equal(await page.inputValue('#f-model-preset'), 'custom');
+    // A model field the import leaves out takes the simulator's default.
+    assert.equal(await page.inputValue('#f-model-vocab_pad_multiple'), '128');
     assert.match(await page.textContent('#hf-status'), /Imported llama: 80 layers, hidden 8192, 64 heads/);
     const notes = await page.$$eval('#hf-warnings li', (lis) => lis.map((li) => li.textContent));
     assert.ok(notes.some((n) => n.startsWith('/rope_scaling ')), notes.join('\n'));

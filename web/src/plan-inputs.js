@@ -195,10 +195,17 @@ export function createPlanInputs({ catalog, fields, errorBox, examples, importHf
   }
 
   // A Hugging Face config.json's model (hf-import.js) in the model's fields: each value whose
-  // pointer names a field; returns the model's parts the form has no field for (/model/moe).
+  // pointer names a field, the schema's default in a model field the import leaves out (the
+  // vocabulary padding); returns the model's parts the form has no field for (/model/moe).
   function applyImported(model) {
     const left = new Set();
-    for (const [pointer, v] of modelLeaves(model)) {
+    const leaves = modelLeaves(model);
+    const given = new Set(leaves.map(([pointer]) => pointer));
+    for (const f of FIELDS) {
+      const spec = catalog.schema.config.model?.fields?.[f.key];
+      if (f.section === 'model' && !given.has(f.pointer) && spec && spec.default !== undefined) values[f.key] = toText(spec.default);
+    }
+    for (const [pointer, v] of leaves) {
       if (pointer === '/model/name') continue;
       const f = FIELD_BY_POINTER.get(pointer);
       if (f) values[f.key] = toText(v);
