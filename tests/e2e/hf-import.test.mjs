@@ -78,6 +78,12 @@ describe('the model section imports a Hugging Face config.json', { timeout: 1200
     await paste(page, 'not json');
     await page.waitForFunction(() => /not valid JSON/.test(document.getElementById('hf-warnings').textContent));
     await screenshot(page, 'hf-import-error.png');
+    // A chosen file is read and imported at once.
+    await page.setInputFiles('#hf-file', hf('gpt2.json'));
+    await page.waitForFunction(() => /Imported gpt2/.test(document.getElementById('hf-status').textContent));
+    assert.equal(await page.inputValue('#f-model-layers'), '12');
+    assert.equal(await page.inputValue('#f-model-position'), 'learned');
+    assert.match(await page.inputValue('#hf-text'), /"n_embd": 768/);
     await page.close();
     assert.deepEqual(problems, []);
   });
