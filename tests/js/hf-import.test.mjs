@@ -59,6 +59,11 @@ test('import-hf --json prints the API reply; an error names the Hugging Face fie
   assert.equal(plain.code, 1);
   assert.match(plain.err, /error: .*config\.json: \/architectures\/0: "T5ForConditionalGeneration" is not an architecture/);
   assert.equal(run('import-hf').code, 2);
+  const help = run('import-hf', '--help');
+  assert.equal(help.code, 0);
+  assert.match(help.out, /import-hf CONFIG\.json \[--json\]/);
+  assert.match(help.out, /--hf: the model from a Hugging Face config\.json/);
+  assert.equal(run('import-hf', hf('gpt2.json'), '--threads', '2').code, 2);
   assert.equal(run('import-hf', path.join(root, 'no-such.json')).code, 1);
 });
 
