@@ -17,6 +17,7 @@
 #include "vtrain/api.hpp"
 #include "vtrain/config.hpp"
 #include "vtrain/examples.hpp"
+#include "vtrain/hf_import.hpp"
 #include "vtrain/json_text.hpp"
 #include "vtrain/profile.hpp"
 #include "vtrain/schema.hpp"
@@ -167,8 +168,11 @@ const char* kUsage =
     "usage: vtrain <command> [options]      (vtrain <command> --help: this text)\n"
     "\n"
     "commands:\n"
-    "  simulate CONFIG [--json] [--profile FILE] [--no-timeline] [--operators]\n"
-    "                         predict one training iteration (CONFIG: a JSON file or an example name)\n"
+    "  simulate CONFIG [--json] [--profile FILE] [--no-timeline] [--operators] [--hf CONFIG.json]\n"
+    "                         predict one training iteration (CONFIG: a JSON file or an example name;\n"
+    "                         --hf: the model from a Hugging Face config.json in place of CONFIG's)\n"
+    "  import-hf CONFIG.json [--json]\n"
+    "                         a Hugging Face config.json as the model section of a config (docs/hugging-face.md)\n"
     "  bench [--json] [--threads N]\n"
     "                         time the simulator and the explorer against their floors\n"
     "  validate FILE.csv... [--json] [--summary] [--by COL,...] [--decompose] [--contradictions] [--scale N]\n"
@@ -232,7 +236,8 @@ std::vector<std::string> with_setup(std::vector<std::string> own) {
 
 const std::vector<CommandSpec>& command_specs() {
   static const std::vector<CommandSpec> specs = {
-      {"simulate", 1, {"json", "profile", "no-timeline", "operators"}},
+      {"simulate", 1, {"json", "profile", "no-timeline", "operators", "hf"}},
+      {"import-hf", 1, {"json"}},
       {"bench", 0, {"json", "threads"}},
       {"validate", 1000, with_setup({"json", "summary", "by", "decompose", "contradictions", "scale"})},
       {"calibrate", 0, with_setup({"cv", "dry-run", "shared", "out-dir", "max-evals", "starts", "only", "threads",
@@ -300,6 +305,68 @@ Args parse_args(int argc, char** argv, int first) {
   return a;
 }
 
+// A Hugging Face config.json (a file, or its text when the argument starts with "{") read into a
+// model section; its warnings go to stderr, each naming the file. False, errors printed, when it
+// cannot be read or imported.
+bool import_hf_argument(const std::string& arg, json& model) {
+  std::string text;
+  const bool inline_text = arg.find_first_not_of(" \t\r\n") != std::string::npos &&
+                           arg[arg.find_first_not_of(" \t\r\n")] == '{';
+  if (inline_text) {
+    text = arg;
+  } else {
+    std::string error;
+    if (!load_config_text(arg, text, error, false)) {
+      print_errors({Diagnostic{"file", "", error}});
+      return false;
+    }
+  }
+  const std::string label = inline_text ? "--hf" : arg;
+  const json reply = json::parse(api::import_hf(text));
+  if (!reply["ok"].get<bool>()) {
+    Diagnostics errors;
+    for (const auto& e : reply["errors"])
+      errors.push_back({e["code"].get<std::string>(), e["pointer"].get<std::string>(),
+                        label + ": " + e["message"].get<std::string>()});
+    print_errors(errors);
+    return false;
+  }
+  for (const auto& w : reply["result"]["warnings"])
+    std::fprintf(stderr, "warning: %s: %s [%s]\n", label.c_str(), w["message"].get<std::string>().c_str(),
+                 w["code"].get<std::string>().c_str());
+  model = reply["result"]["model"];
+  return true;
+}
+
+// vtrain import-hf CONFIG.json: the model section (warnings on stderr); --json: the API's reply.
+int cmd_import_hf(const Args& args) {
+  if (args.positional.empty()) {
+    std::fprintf(stderr, "error: import-hf needs a Hugging Face config.json\n%s", kUsage);
+    return 2;
+  }
+  if (args.has("json")) {
+    std::string text, error;
+    if (!load_config_text(args.positional[0], text, error, false)) {
+      print_errors({Diagnostic{"file", "", error}});
+      return 2;
+    }
+    const std::string reply = api::import_hf(text);
+    std::printf("%s\n", dump_json(json::parse(reply), 2).c_str());
+    return json::parse(reply)["ok"].get<bool>() ? 0 : 1;
+  }
+  json model;
+  if (!import_hf_argument(args.positional[0], model)) return 1;
+  // In the order of a config's model section (docs/config.md), not alphabetically.
+  nlohmann::ordered_json ordered;
+  for (const char* k : {"name", "layers", "hidden", "heads", "kv_heads", "head_dim", "seq_len", "vocab", "ffn_hidden",
+                        "mlp", "tied_embeddings", "norm", "position", "bias", "moe", "mla"})
+    if (model.contains(k)) ordered[k] = model[k];
+  for (auto it = model.begin(); it != model.end(); ++it)
+    if (!ordered.contains(it.key())) ordered[it.key()] = it.value();
+  std::printf("%s\n", ordered.dump(2, ' ', false, json::error_handler_t::replace).c_str());
+  return 0;
+}
+
 int cmd_simulate(const Args& args) {
   if (args.positional.empty()) {
     std::fprintf(stderr, "error: simulate needs a CONFIG (JSON file or example name)\n%s", kUsage);
@@ -308,6 +375,17 @@ int cmd_simulate(const Args& args) {
   json j;
   if (!load_json_argument(args.positional[0], j)) return 2;
   const std::string within = use_config_of_result(j, args.positional[0]);
+  if (args.has("hf")) {
+    json model;
+    if (!import_hf_argument(args.get("hf"), model)) return 1;
+    if (!j.is_object()) {
+      print_errors({make_diagnostic("type", "", "the config must be a JSON object")});
+      return 1;
+    }
+    std::fprintf(stderr, "note: the model of --hf %s replaces the config's\n",
+                 args.get("hf").find('{') == 0 ? "(text)" : args.get("hf").c_str());
+    j["model"] = std::move(model);
+  }
   auto config = parse_sim_config(j);
   if (!config.ok()) {
     Diagnostics errors = config.errors();
@@ -397,6 +475,7 @@ int main(int argc, char** argv) {
     if (cmd == spec.name && !check_arguments(spec, args)) return 2;
   set_errors_as_json(args.has("json"));
   if (cmd == "simulate") return cmd_simulate(args);
+  if (cmd == "import-hf") return cmd_import_hf(args);
   if (cmd == "bench") return run_bench(args);
   if (cmd == "validate") return run_validate(args);
   if (cmd == "calibrate" && (args.has("from-profile") || args.has("base"))) return run_calibrate_measured(args);

@@ -75,6 +75,7 @@ for f in examples/*.json; do
 done
 for f in examples/workloads/*.json; do seed S "$f" "schedule-$(basename "$f" .json)"; done
 for f in profiles/published/*.csv; do seed c "$f" "measurements-$(basename "$f" .csv)"; done
+for f in tests/data/hf/*.json; do seed h "$f" "import-hf-$(basename "$f" .json)"; done
 printf 'e{"case": "mt-nlg"}' > "$seeds/explore-case-mt-nlg"
 printf 'S{"case": "vtrain-case2", "jobs": 8}' > "$seeds/schedule-case-vtrain-case2"
 cp tests/fuzz/seeds/* "$seeds/"

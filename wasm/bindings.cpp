@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "vtrain/api.hpp"
+#include "vtrain/hf_import.hpp"
 
 namespace {
 std::string simulate(const std::string& config) { return vtrain::api::simulate(config); }
@@ -14,6 +15,7 @@ std::string presets() { return vtrain::api::presets(); }
 std::string profiles() { return vtrain::api::profiles(); }
 std::string version() { return vtrain::api::version(); }
 std::string schema() { return vtrain::api::schema(); }
+std::string import_hf(const std::string& config) { return vtrain::api::import_hf(config); }
 
 // on_progress(fraction) is a JS function, or undefined; it returning false cancels the sweep.
 std::function<bool(double)> progress_callback(const emscripten::val& on_progress) {
@@ -45,4 +47,5 @@ EMSCRIPTEN_BINDINGS(vtrain) {
   emscripten::function("profiles", &profiles);
   emscripten::function("version", &version);
   emscripten::function("schema", &schema);
+  emscripten::function("importHf", &import_hf);
 }

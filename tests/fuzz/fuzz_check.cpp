@@ -9,6 +9,7 @@
 
 #include "vtrain/api.hpp"
 #include "vtrain/calibration.hpp"
+#include "vtrain/hf_import.hpp"
 #include "vtrain/json_text.hpp"
 #include "vtrain/profile.hpp"
 #include "vtrain/schedule.hpp"
@@ -20,7 +21,7 @@ namespace {
 
 using nlohmann::json;
 
-enum class Entry { simulate, validate_config, explore, optimal, schedule, measurements, allreduce, trace };
+enum class Entry { simulate, validate_config, explore, optimal, schedule, measurements, allreduce, trace, import_hf };
 
 Entry entry_of(uint8_t selector) {
   switch (selector) {
@@ -32,6 +33,7 @@ Entry entry_of(uint8_t selector) {
     case 'c': return Entry::measurements;
     case 'a': return Entry::allreduce;
     case 't': return Entry::trace;
+    case 'h': return Entry::import_hf;  // named only: other bytes keep their meaning
     default: return static_cast<Entry>(selector % 8);
   }
 }
@@ -235,7 +237,7 @@ std::string check_trace(std::string_view text, bool& answered) {
 
 const char* entry_name(uint8_t selector) {
   static const char* names[] = {"simulate", "validate_config", "explore", "optimal",
-                                "schedule", "measurements CSV", "all-reduce CSV", "trace CSV"};
+                                "schedule", "measurements CSV", "all-reduce CSV", "trace CSV", "import_hf"};
   return names[static_cast<int>(entry_of(selector))];
 }
 
@@ -259,6 +261,7 @@ Verdict check_input(const uint8_t* data, size_t size, double budget_s) {
       case Entry::measurements: failure = check_measurements(text, ok); break;
       case Entry::allreduce: failure = check_allreduce(text, ok); break;
       case Entry::trace: failure = check_trace(text, ok); break;
+      case Entry::import_hf: failure = check_reply(vtrain::api::import_hf(text), ok); break;
     }
   } catch (const std::exception& e) {
     failure = std::string("an exception escaped: ") + e.what();

@@ -7,7 +7,8 @@
 //   's' api::simulate        'v' api::validate_config   'e' api::explore
 //   'o' api::optimal         'S' api::schedule          'c' a measurements CSV (vtrain validate)
 //   'a' an nccl-tests all-reduce CSV (vtrain calibrate) 't' an ITP trace CSV (schedule --map-trace)
-// Any other first byte picks an entry by its value modulo 8.
+//   'h' a Hugging Face config.json (api::import_hf)
+// Any other first byte picks one of the first eight by its value modulo 8.
 
 #include <cstddef>
 #include <cstdint>

@@ -170,6 +170,10 @@ window.vtrainCheck = { config, r, error };
     result('presets', presets);
     result('profiles', await vtrain.profiles());
     result('schema', await vtrain.schema());
+    // A dense model's import: the fields every Model declares (moe, mla, head_dim come with their branches' declarations).
+    for (const name of ['gpt2.json', 'Llama-3.1-8B.json']) {
+      result('importHf', await vtrain.importHf(readFileSync(path.join(root, 'tests/data/hf', name), 'utf8')));
+    }
     for (const ex of presets.examples) {
       result('validateConfig', await vtrain.validateConfig(ex.config));
       result('simulate', await vtrain.simulate({ ...ex.config, output: { timeline: true, operators: true } }));

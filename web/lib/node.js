@@ -39,6 +39,7 @@ export async function loadVtrain(options = {}) {
     explore: (request, opts) => call('explore', request, opts),
     optimal: (request, opts) => call('optimal', request, opts),
     schedule: (request, opts) => call('schedule', request, opts),
+    importHf: (configJson, opts) => call('importHf', configJson, opts),
     presets: (opts) => call('presets', undefined, opts),
     profiles: (opts) => call('profiles', undefined, opts),
     schema: (opts) => call('schema', undefined, opts),

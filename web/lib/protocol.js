@@ -9,6 +9,7 @@ export const CALLS = Object.freeze({
   explore: true,
   optimal: true,
   schedule: true,
+  importHf: true,
   presets: false,
   profiles: false,
   version: false,

@@ -1425,6 +1425,21 @@ export interface Version {
   version: string;
 }
 
+// ---------------------------------------------------------------- Hugging Face import
+
+/** importHf()'s answer: a Hugging Face config.json as the model section of a config (docs/hugging-face.md). */
+export interface HfImport {
+  /** The `model` of a config, as `vtrain import-hf` prints it; with head_dim, moe and mla where the file has them. */
+  model: ModelInput;
+  /** The family the file was read as: "llama", "mistral", "mixtral", "qwen2", "qwen3_moe", "deepseek_v3", "gemma", "gpt2", "gpt_neox", "falcon", "opt", "bloom", … */
+  architecture: string;
+  /**
+   * One per field of the file the model section cannot hold (code "unmapped") and per value the
+   * importer chose (code "assumption"); `pointer` names the field of the Hugging Face file.
+   */
+  warnings: Diagnostic[];
+}
+
 // ---------------------------------------------------------------- the calls
 
 export interface CallOptions {
@@ -1456,6 +1471,8 @@ export interface Vtrain {
   optimal(request: OptimalRequest, options?: ProgressOptions): Promise<OptimalResult>;
   /** Many training jobs on one cluster under each scheduling policy. */
   schedule(request: ScheduleRequest, options?: ProgressOptions): Promise<ScheduleResult>;
+  /** A Hugging Face config.json (its text or the parsed object) as a config's model section; errors name the file's field. */
+  importHf(configJson: string | Record<string, unknown>, options?: CallOptions): Promise<HfImport>;
   /** Model presets, example configs and compute-optimal presets. */
   presets(options?: CallOptions): Promise<Presets>;
   /** The bundled GPU profiles. */

@@ -171,6 +171,11 @@ export async function createVtrain(options = {}) {
      * `opts.onProgress(fraction)`, `opts.signal` cancels.
      */
     schedule: (request, opts) => call(sweeps, 'schedule', request, opts),
+    /**
+     * A Hugging Face config.json (its text, or the parsed object) as the model section of a config:
+     * {model, architecture, warnings}; an error names the field of the Hugging Face file.
+     */
+    importHf: (configJson, opts) => call(quick, 'importHf', configJson, opts),
     /** Model presets and example configs: {models, examples}. */
     presets: (opts) => call(quick, 'presets', undefined, opts),
     /** Bundled GPU profiles. */

@@ -300,7 +300,9 @@ async function boot() {
     $('card-status').textContent = 'The simulator could not start.';
     return;
   }
-  planInputs = createPlanInputs({ catalog, fields: $('fields'), errorBox: $('form-error'), examples: $('examples') });
+  planInputs = createPlanInputs({
+    catalog, fields: $('fields'), errorBox: $('form-error'), examples: $('examples'), importHf: (text) => vtrain.importHf(text),
+  });
   planInputs.subscribe(queueUrlSync);
   const services = {
     vtrain,

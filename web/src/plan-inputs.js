@@ -8,10 +8,11 @@
 //   {reason: 'example', name} an example was loaded
 //   {reason: 'replaced'}      a whole config was put in (replace())
 // set() changes values silently, for a caller that simulates them itself.
-import { FIELDS, SECTIONS, MODEL_KEYS, FIELD_BY_KEY, applySchema, fieldForPointer, fieldMessage, shortName } from './fields.js';
+import { FIELDS, SECTIONS, MODEL_KEYS, FIELD_BY_KEY, FIELD_BY_POINTER, applySchema, fieldForPointer, fieldMessage, shortName } from './fields.js';
 import * as fmt from './format.js';
 import { h, fieldElement, markFieldErrors, noteField, whyField } from './form.js';
 import { pricePresets } from './prices.js';
+import { hfImportBox, modelLeaves } from './hf-import.js';
 
 // The example a link without inputs opens.
 const DEFAULT_EXAMPLE = 'gpt3-175b';
@@ -77,9 +78,10 @@ export function configOf(values, preset) {
 
 /**
  * The inputs, drawn into `fields` (the form's field container) with their errors in `errorBox`
- * and the examples as buttons in `examples`; `catalog` is catalog.js's.
+ * and the examples as buttons in `examples`; `catalog` is catalog.js's; `importHf(text)` the
+ * simulator's Hugging Face import (the model section's import box; none without it).
  */
-export function createPlanInputs({ catalog, fields, errorBox, examples }) {
+export function createPlanInputs({ catalog, fields, errorBox, examples, importHf }) {
   let preset = null; // model preset name, or null for a custom shape
   let values = {}; // field key -> text as typed
   let result = null; // the last result these inputs gave, as the Plan view shows it
@@ -168,6 +170,7 @@ export function createPlanInputs({ catalog, fields, errorBox, examples }) {
       const inSection = FIELDS.filter((f) => f.section === section.id);
       for (const f of inSection.filter((x) => !x.advanced)) grid.append(fieldElement(f));
       fs.append(grid);
+      if (section.id === 'model' && importHf) fs.append(hfImportBox({ importHf, apply: applyImported }));
       const advanced = inSection.filter((x) => x.advanced);
       if (advanced.length) {
         const more = h('div', { class: 'grid' });
@@ -191,6 +194,31 @@ export function createPlanInputs({ catalog, fields, errorBox, examples }) {
         emit({ reason: 'edit', delay: 0 });
       },
     });
+  }
+
+  // A Hugging Face config.json's model (hf-import.js) in the model's fields: each value whose
+  // pointer names a field, the schema's default in a model field the import leaves out (the
+  // vocabulary padding); returns the model's parts the form has no field for (/model/moe).
+  function applyImported(model) {
+    const left = new Set();
+    const leaves = modelLeaves(model);
+    const given = new Set(leaves.map(([pointer]) => pointer));
+    for (const f of FIELDS) {
+      const spec = catalog.schema.config.model?.fields?.[f.key];
+      if (f.section === 'model' && !given.has(f.pointer) && spec && spec.default !== undefined) values[f.key] = toText(spec.default);
+    }
+    for (const [pointer, v] of leaves) {
+      if (pointer === '/model/name') continue;
+      const f = FIELD_BY_POINTER.get(pointer);
+      if (f) values[f.key] = toText(v);
+      else left.add(pointer.split('/').slice(0, 3).join('/'));
+    }
+    lastEdited = null;
+    clearNotes();
+    preset = matchPreset();
+    showValues({});
+    emit({ reason: 'edit', delay: 0 });
+    return [...left];
   }
 
   function onFieldEdit(event) {
