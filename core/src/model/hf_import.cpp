@@ -472,12 +472,12 @@ Outcome<HfImport> import_hf_config(const json& hf) {
                                                     : nullptr;
   if (experts_key) {
     bool no_experts = false;
-    const long long experts = r.whole(experts_key, 1, limits::ffn_hidden, &no_experts);
+    const long long experts = r.whole(experts_key, 1, limits::experts, &no_experts);
     // DeepSeek without routed experts is dense (DeepSeek-V2's dense variants); the others need them.
     const bool moe = f != Family::deepseek || !no_experts;
     const char* width_key = f == Family::mixtral ? "intermediate_size" : "moe_intermediate_size";
     bool no_top = false, no_width = false;
-    const long long top_k = r.whole("num_experts_per_tok", 1, limits::ffn_hidden, &no_top);
+    const long long top_k = r.whole("num_experts_per_tok", 1, limits::experts, &no_top);
     const long long width = f == Family::mixtral ? ffn_hidden : r.whole(width_key, 1, limits::ffn_hidden, &no_width);
     long long shared = 0, shared_width = 0, first = 0, frequency = 1;
     const char* router = "softmax";
@@ -490,7 +490,7 @@ Outcome<HfImport> import_hf_config(const json& hf) {
                                           "and layer_frequency only, so they are simulated as MoE layers",
                                           dense->dump().c_str());
     } else if (f == Family::deepseek) {
-      shared = std::max(0LL, r.whole("n_shared_experts", 0, limits::ffn_hidden));
+      shared = std::max(0LL, r.whole("n_shared_experts", 0, limits::experts));
       shared_width = shared > 0 ? width : 0;
       first = std::max(0LL, r.whole("first_k_dense_replace", 0, limits::layers));
       frequency = std::max(1LL, r.whole("moe_layer_freq", 1, limits::layers));
@@ -498,8 +498,8 @@ Outcome<HfImport> import_hf_config(const json& hf) {
       if (scoring == "sigmoid") router = "sigmoid";
       else if (!scoring.empty() && scoring != "softmax")
         r.unmapped("scoring_func", "\"%s\" is not a router vtrain knows: simulated as \"softmax\"", scoring.c_str());
-      const long long groups = r.whole("n_group", 1, limits::ffn_hidden);
-      const long long group_top = r.whole("topk_group", 1, limits::ffn_hidden);
+      const long long groups = r.whole("n_group", 1, limits::experts);
+      const long long group_top = r.whole("topk_group", 1, limits::experts);
       r.get("topk_method");
       if (moe && group_top > 0 && group_top < groups)
         r.unmapped("topk_group", "limits each token to experts in %lld of %lld groups (node-limited routing): the "
