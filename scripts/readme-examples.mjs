@@ -4,7 +4,8 @@
 // with `vtrain ` or `build/native/vtrain ` is a command (what follows # is a comment).
 // `node scripts/readme-examples.mjs` rewrites the quoted outputs; with --check it only reports the
 // blocks that differ (exit code 1).
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -26,9 +27,17 @@ export function needsAbsentShared(args) {
 }
 
 export function runVtrain(args) {
-  return spawnSync(path.join(root, 'build/native/vtrain'), args.split(/\s+/).filter(Boolean), {
-    cwd: root, encoding: 'utf8', maxBuffer: 1 << 28,
-  });
+  const argv = args.split(/\s+/).filter(Boolean);
+  // A calibration writes the profiles it fits (into profiles/ by default): checking a documented
+  // command must not rewrite the repository's own, so what it writes goes to a scratch folder.
+  let scratch = null;
+  if (argv[0] === 'calibrate' && !argv.includes('--dry-run') && !argv.includes('--out-dir') && !argv.includes('--out')) {
+    scratch = mkdtempSync(path.join(tmpdir(), 'vtrain-calibrate-'));
+    argv.push('--out-dir', scratch);
+  }
+  const r = spawnSync(path.join(root, 'build/native/vtrain'), argv, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+  return r;
 }
 
 export function commandOutput(args) {
