@@ -242,6 +242,8 @@ int run_validate(const Args& args) {
         if (m.sequence_parallel) j["sequence_parallel"] = true;
         if (m.inter_node_Gbps > 0) j["inter_node_Gbps"] = m.inter_node_Gbps;
         if (m.tp_async_backward >= 0) j["tp_async_backward"] = m.tp_async_backward == 1;
+        if (m.tp_comm_overlap) j["tp_comm_overlap"] = true;
+        if (m.p2p_overlap) j["p2p_overlap"] = true;
         if (m.has_precision) j["precision"] = to_string(m.precision);
         if (m.dp_overlap >= 0) j["dp_overlap"] = m.dp_overlap == 1;
         if (m.grad_accumulation_fusion >= 0) j["grad_accumulation_fusion"] = m.grad_accumulation_fusion == 1;
@@ -322,6 +324,8 @@ int run_validate(const Args& args) {
         if (m.has_recompute) s += std::string(" ") + to_string(m.recompute);
         if (m.sequence_parallel) s += " sp";
         if (m.tp_async_backward == 1) s += " async";
+        if (m.tp_comm_overlap) s += " tp-overlap";
+        if (m.p2p_overlap) s += " p2p-overlap";
         if (m.dp_overlap == 1) s += " dp-overlap";
         if (m.grad_accumulation_fusion == 0) s += " unfused-acc";
         if (m.has_precision) s += std::string(" ") + to_string(m.precision);

@@ -8,6 +8,7 @@
 //
 //   node scripts/project-profiles.mjs                      # H200 and B200 into profiles/
 //   node scripts/project-profiles.mjs --h100 /tmp/h100-projected.json
+//   node scripts/project-profiles.mjs --dir /tmp/p      # H200 and B200 into /tmp/p instead
 //
 // The rules:
 //   - compute: GEMM, attention and memory-bound efficiencies are fractions of the GPU's own peaks
@@ -49,10 +50,22 @@ const H100_HARDWARE = {
   sm_count: 132,
 };
 
+// Fused attention on Hopper: FlashAttention-2, with no Hopper-specific instructions, reaches "up to
+// 335 TFLOPs/s" forward on an H100 SXM5 (Dao 2023, FlashAttention-2, arXiv 2307.08691, section 4.1),
+// a smaller fraction of the peak than on the A100 (Hopper's tensor cores need its new instructions).
+// The H100 and H200 share the silicon; the backward keeps the A100 profile's backward/forward ratio.
+const HOPPER_ATTENTION = {
+  fwd_tflops: 335,
+  rule: 'fused attention on Hopper at FlashAttention-2\'s measured forward rate on an H100 SXM5, 335 TFLOP/s ' +
+    '(Dao 2023, arXiv 2307.08691, section 4.1), as a fraction of the BF16 peak, the backward at the A100 ' +
+    'profile\'s backward/forward ratio',
+};
+
 export const GPUS = {
   'h100-sxm5-80gb': {
     display_name: 'NVIDIA H100 SXM5 80GB',
     hardware: H100_HARDWARE,
+    attention: HOPPER_ATTENTION,
     source:
       'NVIDIA H100 Tensor Core GPU datasheet (SXM5): 989 TFLOP/s dense BF16/FP16 (1979 with sparsity), ' +
       '1979 TFLOP/s dense FP8 (3958 with sparsity), 67 TFLOP/s FP32, 80 GB HBM3 at 3.35 TB/s, NVLink ' +
@@ -63,6 +76,7 @@ export const GPUS = {
     display_name: 'NVIDIA H200 SXM 141GB',
     // The H100 SXM5's silicon, board and node with HBM3e: only the memory differs.
     hardware: { ...H100_HARDWARE, hbm_GBps: 4800, hbm_GiB: 139 },
+    attention: HOPPER_ATTENTION,
     source:
       'NVIDIA H200 Tensor Core GPU datasheet (SXM): the H100 SXM5\'s compute (989 TFLOP/s dense BF16, ' +
       '1979 dense FP8, 67 FP32; 132 SMs), 141 GB HBM3e at 4.8 TB/s (139 GiB as the CUDA device of an H200 reports it), NVLink 900 GB/s, up to ' +
@@ -101,13 +115,21 @@ export function project(name) {
   // An FP8 GEMM reaches the fraction of the FP8 peak a 16-bit one reaches of the 16-bit peak.
   p.compute.fp8_gemm_efficiency = base.compute.gemm_max_efficiency;
   p.operator_table = [];
+  let rules = RULES;
+  if (g.attention) {
+    const ratio = base.compute.attention_bwd_efficiency / base.compute.attention_fwd_efficiency;
+    p.compute.attention_fwd_efficiency = g.attention.fwd_tflops / g.hardware.peak_fp16_tflops;
+    p.compute.attention_bwd_efficiency = p.compute.attention_fwd_efficiency * ratio;
+    rules = rules.replace('GEMM, attention and memory-bound efficiencies', 'GEMM and memory-bound efficiencies') +
+      '; ' + g.attention.rule;
+  }
   p.provenance = {
     kind: 'projected',
     projected_from: base.name,
     hardware: g.source,
-    compute: RULES,
+    compute: rules,
     communication: `intra-node bus bandwidth x ${scale} (NVLink ${g.hardware.intra_node_GBps} GB/s per direction against the A100's ${base.hardware.intra_node_GBps}); the rest as the A100's: ${base.provenance.communication}`,
-    rules: RULES,
+    rules,
   };
   return p;
 }
@@ -128,6 +150,8 @@ function sortKeys(v) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const args = process.argv.slice(2);
   const h100 = args.indexOf('--h100');
-  for (const name of ['h200-sxm-141gb', 'b200-sxm-180gb']) write(join(root, 'profiles', `${name}.json`), project(name));
+  const dir = args.indexOf('--dir');  // where the H200 and B200 go (default: profiles/)
+  const out = dir >= 0 ? args[dir + 1] : join(root, 'profiles');
+  for (const name of ['h200-sxm-141gb', 'b200-sxm-180gb']) write(join(out, `${name}.json`), project(name));
   if (h100 >= 0) write(args[h100 + 1], project('h100-sxm5-80gb'));
 }

@@ -375,12 +375,10 @@ test('the published DeepSpeed ZeRO-3 runs of 2021 are bound by their gathers fro
   assert.ok(j.rows.every((row) => row.recompute_gather === true && row.shard_flat_ring === true));
 });
 
-// Context parallelism: NVIDIA's published long-sequence runs on DGX H100 (docs/context-parallel.md).
-// The issue's floor is 12%; the present figure (28.0%, every run predicted fast, as the H100
-// profile predicts its runs without pipeline parallelism) is guarded here until the profile's
-// attention is fitted at long sequences.
-test('the published context-parallel H100 runs validate, each with its cp, within the present accuracy', () => {
-  const j = validatePublished('long-context-h100.csv', { runs: 8, mape: 30, max: 40 });
+// Context parallelism: NVIDIA's published long-sequence runs on DGX H100 (docs/context-parallel.md),
+// within the floor of 12%.
+test('the published context-parallel H100 runs validate, each with its cp, within the floor of 12%', () => {
+  const j = validatePublished('long-context-h100.csv', { runs: 8, mape: 12, max: 15 });
   assert.ok(j.rows.every((row) => row.cp >= 2), 'every run has context parallelism');
   assert.deepEqual(j.rows.map((row) => row.cp), [2, 2, 4, 8, 16, 32, 2, 2]);
 });

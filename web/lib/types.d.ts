@@ -225,6 +225,7 @@ export interface Plan {
   grad_accumulation_fusion: boolean;
   /** Runs the tensor-parallel input-gradient collective beside the weight-gradient GEMM. */
   tp_async_backward: boolean;
+  tp_comm_overlap: boolean;
   /** CUDA_LAUNCH_BLOCKING=1: the host waits for every kernel. */
   launch_blocking: boolean;
   /** Ranks the model states are sharded over (GPUs); 0: all of dp; less: hybrid sharding (HSDP, ZeRO-3). */

@@ -70,6 +70,7 @@ export const FIELDS = [
   { section: 'plan', key: 'placement', wide: true, label: 'Rank placement', kind: 'select', advanced: true, help: 'innermost first' },
   { section: 'plan', key: 'p2p_overlap', label: 'Overlap pipeline sends', kind: 'bool', advanced: true },
   { section: 'plan', key: 'tp_async_backward', label: 'Async TP backward', kind: 'bool', advanced: true, help: 'input-gradient collective beside the weight-gradient GEMM' },
+  { section: 'plan', key: 'tp_comm_overlap', label: 'Overlap TP comm (userbuffers)', kind: 'bool', advanced: true, help: "with sequence parallelism: each tensor-parallel all-gather and reduce-scatter in chunks beside its GEMM, as NeMo's tp_comm_overlap" },
   { section: 'plan', key: 'grad_accumulation_fusion', label: 'Fused grad accumulation', kind: 'bool', advanced: true, help: 'no: a separate pass adds each micro-batch\'s gradients (Megatron-LM 2021, DeepSpeed)' },
   { section: 'plan', key: 'ep', term: 'ep', label: 'Expert parallel (ep)', kind: 'int', advanced: true, help: 'a mixture of experts: experts split over ep GPUs (docs/moe.md)' },
   { section: 'plan', key: 'etp', label: 'Expert tensor parallel', kind: 'int', advanced: true, help: '0: the same as tp' },

@@ -280,6 +280,9 @@ struct PlanConfig {
   bool grad_accumulation_fusion = true;  // weight-gradient GEMMs accumulate into the gradient buffer
   bool tp_async_backward = true;       // the backward all-reduce (or reduce-scatter) of a column-parallel
                                        // layer's input gradient runs beside its weight-gradient GEMM
+  bool tp_comm_overlap = false;        // Transformer Engine's userbuffers: with sequence parallelism, every
+                                       // tensor-parallel all-gather and reduce-scatter of a layer runs in
+                                       // chunks beside the GEMM it feeds or drains (NeMo's tp_comm_overlap)
   bool launch_blocking = false;        // CUDA_LAUNCH_BLOCKING=1: the host waits for each kernel to finish
                                        // before it issues the next, so nothing overlaps
   // Sharded data parallelism (zero_stage 3), docs/sharded-data-parallel.md:

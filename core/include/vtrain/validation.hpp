@@ -38,6 +38,8 @@ struct MeasuredRun {
   double inter_node_Gbps = 0;   // "inter-node bandwidth (Gbit/s)" of a node's network; 0: the setup's
   int tp_async_backward = -1;   // "async tensor-parallel backward": 1 yes, 0 no, -1 the setup's
   int dp_overlap = -1;          // "data-parallel overlap": 1 yes, 0 no, -1 the setup's
+  bool tp_comm_overlap = false; // "tensor-parallel overlap": yes where Transformer Engine's userbuffers ran
+  bool p2p_overlap = false;     // "pipeline send overlap": yes where the pipeline sends ran beside compute
   int grad_accumulation_fusion = -1;  // "gradient accumulation fusion": 1 yes, 0 no, -1 the setup's
   bool has_precision = false;   // the file has a "precision" column
   Precision precision = Precision::fp16;  // "precision": fp16 or bf16 (bf16 keeps fp32 gradients)

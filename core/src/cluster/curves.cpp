@@ -105,10 +105,10 @@ std::string shape_key(const ExploreRequest& req) {
   const PlanConfig& p = req.config.plan;
   const ClusterConfig& c = req.config.cluster;
   char buf[256];
-  std::snprintf(buf, sizeof buf, "|%d|%.17g|%.17g|%d|%d|%d|%d|%d%d%d%d%d%d|%s|%s|%s|%d|", c.gpus_per_node,
+  std::snprintf(buf, sizeof buf, "|%d|%.17g|%.17g|%d|%d|%d|%d|%d%d%d%d%d%d%d|%s|%s|%s|%d|", c.gpus_per_node,
                 c.intra_node_GBps, c.inter_node_Gbps, p.global_batch, p.sequence_parallel, p.zero_stage,
                 p.virtual_stages, p.zero_all_reduce, p.dp_overlap, p.p2p_overlap, p.grad_accumulation_fusion,
-                p.tp_async_backward, p.launch_blocking, to_string(p.attention), to_string(p.precision),
+                p.tp_async_backward, p.tp_comm_overlap, p.launch_blocking, to_string(p.attention), to_string(p.precision),
                 to_string(p.placement), req.options.tp_across_nodes);
   std::string key = c.gpu;
   key += buf;

@@ -36,6 +36,7 @@ json job_plan_json(const PlanConfig& p) {
   if (p.p2p_overlap != d.p2p_overlap) j["p2p_overlap"] = p.p2p_overlap;
   if (p.grad_accumulation_fusion != d.grad_accumulation_fusion) j["grad_accumulation_fusion"] = p.grad_accumulation_fusion;
   if (p.tp_async_backward != d.tp_async_backward) j["tp_async_backward"] = p.tp_async_backward;
+  if (p.tp_comm_overlap != d.tp_comm_overlap) j["tp_comm_overlap"] = p.tp_comm_overlap;
   if (p.launch_blocking != d.launch_blocking) j["launch_blocking"] = p.launch_blocking;
   return j;
 }

@@ -18,7 +18,7 @@ namespace {
 // Plan fields a job may give; dp and the batch follow from its gpus and global_batch.
 const char* const kPlanKeys[] = {"tp", "pp", "micro_batch", "recompute", "sequence_parallel", "virtual_stages",
                                  "zero_stage", "zero_all_reduce", "dp_overlap", "attention", "precision",
-                                 "placement", "p2p_overlap", "grad_accumulation_fusion", "tp_async_backward",
+                                 "placement", "p2p_overlap", "grad_accumulation_fusion", "tp_async_backward", "tp_comm_overlap",
                                  "launch_blocking"};
 // Of them, those that make the plan the job's own (else the explorer picks them).
 const char* const kOwnPlanKeys[] = {"tp", "pp", "micro_batch", "recompute"};

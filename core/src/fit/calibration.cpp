@@ -154,12 +154,22 @@ const std::vector<FitParameter>& default_fit_parameters() {
   return params;
 }
 
+// "/compute/attention_efficiency": fused attention's forward efficiency, the backward's moved with
+// it in the ratio the profile has (iteration times constrain the two only together).
+constexpr const char* kAttentionTogether = "/compute/attention_efficiency";
+
 double get_parameter(const Profile& p, const std::string& name) {
+  if (name == kAttentionTogether) return p.attention_fwd_efficiency;
   double* f = field(const_cast<Profile&>(p), name);
   return f ? *f : 0.0;
 }
 
 void set_parameter(Profile& p, const std::string& name, double value) {
+  if (name == kAttentionTogether) {
+    if (p.attention_fwd_efficiency > 0) p.attention_bwd_efficiency *= value / p.attention_fwd_efficiency;
+    p.attention_fwd_efficiency = value;
+    return;
+  }
   if (double* f = field(p, name)) *f = value;
 }
 

@@ -151,6 +151,10 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
       choose(r.launch_blocking, {{"yes", true}, {"no", false}});
     } else if (name == "ZeRO gradient all-reduce") {
       choose(r.zero_all_reduce, {{"yes", true}, {"no", false}});
+    } else if (name == "tensor-parallel overlap") {
+      choose(r.tp_comm_overlap, {{"yes", true}, {"no", false}});
+    } else if (name == "pipeline send overlap") {
+      choose(r.p2p_overlap, {{"yes", true}, {"no", false}});
     } else if (name == "data-parallel overlap") {
       choose(r.dp_overlap, {{"yes", 1}, {"no", 0}});
     } else if (name == "gradient accumulation fusion") {
@@ -229,7 +233,8 @@ const std::vector<std::string>& measurement_setting_columns() {
                                                  "recompute gather", "attention", "flat ring", "GPU", "model",
                                                  "expert parallelism", "expert tensor parallelism",
                                                  "capacity factor", "gradient reduction in fp32",
-                                                 "context parallelism"};
+                                                 "context parallelism", "tensor-parallel overlap",
+                                                 "pipeline send overlap"};
   return names;
 }
 
@@ -452,6 +457,8 @@ SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
   p.reshard_after_forward = run.reshard_after_forward;
   p.recompute_gather = run.recompute_gather;
   p.shard_flat_ring = run.shard_flat_ring;
+  p.tp_comm_overlap = run.tp_comm_overlap;
+  p.p2p_overlap = run.p2p_overlap;
   c.output.timeline = false;
   return c;
 }
@@ -653,7 +660,7 @@ bool fit_parts(const std::vector<std::array<double, 3>>& runs, TimeParts& out) {
 
 std::vector<TimeDecomposition> decompose_times(const ValidationReport& report) {
   // Runs set up alike (the optional columns too) share a group.
-  using Key = std::array<int, 19>;
+  using Key = std::array<int, 21>;
   std::map<Key, std::vector<const ValidationRow*>> groups;
   for (const ValidationRow& row : report.rows) {
     const MeasuredRun& r = row.run;
@@ -662,7 +669,8 @@ std::vector<TimeDecomposition> decompose_times(const ValidationReport& report) {
     groups[{r.hidden, r.heads, r.seq_len, r.tp, r.dp, r.micro_batch, r.vocab, r.virtual_stages, recompute,
             r.sequence_parallel ? 1 : 0, static_cast<int>(r.inter_node_Gbps), r.tp_async_backward,
             r.has_precision ? static_cast<int>(r.precision) : -1, r.dp_overlap, r.grad_accumulation_fusion,
-            r.zero_stage, r.launch_blocking ? 1 : 0, static_cast<int>(r.position), r.zero_all_reduce ? 1 : 0}]
+            r.zero_stage, r.launch_blocking ? 1 : 0, static_cast<int>(r.position), r.zero_all_reduce ? 1 : 0,
+            r.tp_comm_overlap ? 1 : 0, r.p2p_overlap ? 1 : 0}]
         .push_back(&row);
   }
   std::vector<TimeDecomposition> out;
@@ -718,7 +726,7 @@ bool work_at_least(const RunWork& more, const RunWork& less) {
 
 ContradictionReport find_contradictions(const ValidationReport& report, const ValidationSetup& setup) {
   // Runs alike: the same plan and settings, so that only the model's shape and the micro-batch differ.
-  using Key = std::array<long long, 18>;
+  using Key = std::array<long long, 20>;
   std::map<Key, std::vector<size_t>> alike;
   std::vector<RunWork> work(report.rows.size());
   for (size_t i = 0; i < report.rows.size(); ++i) {
@@ -732,7 +740,8 @@ ContradictionReport find_contradictions(const ValidationReport& report, const Va
            static_cast<long long>(p.recompute), p.sequence_parallel ? 1 : 0, static_cast<long long>(p.precision),
            p.tp_async_backward ? 1 : 0, static_cast<long long>(c.cluster.inter_node_Gbps * 1000),
            c.cluster.gpus_per_node, p.dp_overlap ? 1 : 0, p.grad_accumulation_fusion ? 1 : 0, p.zero_stage,
-           p.launch_blocking ? 1 : 0, static_cast<long long>(c.model.position), p.zero_all_reduce ? 1 : 0}]
+           p.launch_blocking ? 1 : 0, static_cast<long long>(c.model.position), p.zero_all_reduce ? 1 : 0,
+           p.tp_comm_overlap ? 1 : 0, p.p2p_overlap ? 1 : 0}]
         .push_back(i);
   }
   struct Found {

@@ -31,6 +31,7 @@ struct Shape {
   bool sp, bias, swiglu, rope, alibi, flash, gqa, fused_accumulation;
   bool triton;              // FlashAttention in Triton rather than FlashAttention-2
   bool async_backward;      // input-gradient collective beside the weight-gradient GEMM
+  bool ub = false;          // Transformer Engine's userbuffers overlap (tp_comm_overlap, sequence parallel)
   bool fused_softmax;  // Megatron's fused causal softmax kernel applies to this shape
   bool fp8;            // Transformer Engine FP8: the layer's four linear layers run their GEMMs in FP8
   // A mixture of experts' MoE layer (docs/moe.md), on one rank:
@@ -124,6 +125,68 @@ void linear_fwd(std::vector<Kernel>& v, const Shape& x, Part part, const char* o
   Kernel g = gemm(part, op, m, n, k);
   g.fp8 = x.fp8;
   v.push_back(g);
+}
+
+// Transformer Engine's userbuffers (NeMo's tp_comm_overlap, with sequence parallelism): each
+// tensor-parallel collective of a layer runs beside the GEMM it feeds or drains, in chunks.
+// - Column-parallel inputs (q, k, v and the MLP's up projection) and, in the backward, the output
+//   gradients of the row-parallel layers are all-gathered by a ring exchange: in each of tp steps
+//   the GEMM runs on the chunk at hand while the next one arrives (copy engines, no SMs).
+// - Row-parallel outputs (attention and MLP down projections) are reduce-scattered in 4 pipelined
+//   chunks by kernels on SMs taken from the GEMM.
+// - In the backward, the column-parallel layer's input is all-gathered again beside its data-
+//   gradient GEMM (the weight gradient needs it) and that GEMM's output reduce-scattered beside the
+//   weight-gradient GEMM ("bulk" overlaps, on a few SMs each).
+// The SM counts are those of the userbuffers configuration NVIDIA ships for Llama 3 70B on H100
+// (NeMo's tp_overlap_configs/userbuffers.py, userbuffers_fp8_h100_h8192_tp4_mbs1_seqlen8192); in
+// FP8 the gathered and scattered activations travel as FP8.
+constexpr double kUbPipelineChunks = 4;
+constexpr double kUbAttnOutSms = 24, kUbMlpDownSms = 16;   // forward reduce-scatter pipelines
+constexpr double kUbQkvDgradSms = 4, kUbQkvWgradSms = 24;  // backward bulk overlaps, q, k, v
+constexpr double kUbMlpDgradSms = 2, kUbMlpWgradSms = 4;   // and the MLP's up projection
+
+double ub_bytes(const Shape& x) { return (x.fp8 ? 1.0 : E) * x.T * x.h; }
+
+// A GEMM split into `chunks` row blocks (the same work, smaller GEMMs).
+void split_rows(Kernel& g, double chunks) {
+  g.m /= chunks;
+  g.batch *= chunks;
+}
+
+Kernel overlapped(CollectiveKind kind, double bytes, int beside, double chunks) {
+  Kernel c = coll(kind, bytes);
+  c.beside_from = beside;
+  c.overlap_chunks = chunks;
+  return c;
+}
+
+// A column-parallel linear layer's forward with its input all-gathered: plain, or with userbuffers
+// (the FP8 cast runs on the rank's own rows before the gather).
+void column_parallel_fwd(std::vector<Kernel>& v, const Shape& x, Part part, const char* op, double n) {
+  if (!x.ub) {
+    region_entry_fwd(v, x);
+    linear_fwd(v, x, part, op, x.T, n, x.h);
+    return;
+  }
+  if (x.fp8) fp8_cast(v, part, x.Tn * x.h);
+  Kernel g = gemm(part, op, x.T, n, x.h);
+  g.fp8 = x.fp8;
+  split_rows(g, x.t);
+  const int at = static_cast<int>(v.size());
+  v.push_back(g);
+  v.push_back(overlapped(CollectiveKind::all_gather, ub_bytes(x), at, x.t));
+}
+
+// The reduce-scatter (or all-reduce) after a row-parallel layer's forward GEMM, the last kernel of `v`.
+void row_parallel_exit_fwd(std::vector<Kernel>& v, const Shape& x, double sms) {
+  if (!x.ub) {
+    region_exit_fwd(v, x);
+    return;
+  }
+  const int at = static_cast<int>(v.size()) - 1;
+  split_rows(v[at], kUbPipelineChunks);
+  v[at].sms_taken = sms;
+  v.push_back(overlapped(CollectiveKind::reduce_scatter, ub_bytes(x), at, kUbPipelineChunks));
 }
 
 
@@ -342,8 +405,7 @@ void moe_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
 // all-gathered. The up-projections are column-parallel.
 void attention_in_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
   if (!x.mla) {
-    region_entry_fwd(v, x);
-    linear_fwd(v, x, part, "q, k, v projection", x.T, qkv_width(x), x.h);  // fused q, k, v projection
+    column_parallel_fwd(v, x, part, "q, k, v projection", qkv_width(x));  // fused q, k, v projection
     if (x.bias) v.push_back(mem(part, "q, k, v projection", 2.0 * E * x.T * qkv_width(x)));  // its bias
     if (x.rope) v.push_back(mem(part, "rotary embedding", 2.0 * E * x.T * (x.heads_t + x.kv_t) * x.dqk));
     return;
@@ -380,17 +442,16 @@ void layer_fwd(std::vector<Kernel>& v, const Shape& x, Part part, bool moe = fal
   attention_in_fwd(v, x, part);
   attention_core_fwd(v, x, part);
   linear_fwd(v, x, part, "attention output projection", x.T, x.h, hq);  // attention output projection
-  region_exit_fwd(v, x);
+  row_parallel_exit_fwd(v, x, kUbAttnOutSms);
   v.push_back(mem(part, residual_op(x), residual_fwd_bytes(x)));
   v.push_back(mem(part, "post-attention norm", 2.0 * E * x.Tn * x.h));  // post-attention norm
   if (moe) {
     moe_fwd(v, x, part);
   } else {
-    region_entry_fwd(v, x);
-    linear_fwd(v, x, part, mlp_up_op(x), x.T, mlp_out, x.h);  // MLP up (and gate)
+    column_parallel_fwd(v, x, part, mlp_up_op(x), mlp_out);  // MLP up (and gate)
     v.push_back(mem(part, activation_op(x), (x.swiglu ? 3.0 : 2.0) * E * x.T * x.f_t));  // (bias +) activation
     linear_fwd(v, x, part, "MLP down projection", x.T, x.h, x.f_t);  // MLP down
-    region_exit_fwd(v, x);
+    row_parallel_exit_fwd(v, x, kUbMlpDownSms);
   }
   v.push_back(mem(part, residual_op(x), residual_fwd_bytes(x)));
 }
@@ -421,6 +482,39 @@ void linear_bwd(std::vector<Kernel>& v, const Shape& x, const char* op, double m
     v.push_back(mem(Part::backward, op, E * m * n));
     accumulate(v, x, n);
   }
+}
+
+// A row-parallel layer's backward (y = x W, m rows, W: k x n), its output gradient all-gathered
+// first: plain, or with userbuffers (the gather in a ring exchange beside the data-gradient GEMM).
+void row_parallel_bwd(std::vector<Kernel>& v, const Shape& x, const char* op, double m, double n, double k,
+                      bool with_bias) {
+  if (!x.ub) {
+    region_exit_bwd(v, x);
+    linear_bwd(v, x, op, m, n, k, with_bias, x.fp8);
+    return;
+  }
+  const int dgrad = static_cast<int>(v.size()) + (x.fp8 ? 2 : 0);
+  linear_bwd(v, x, op, m, n, k, with_bias, x.fp8);
+  split_rows(v[dgrad], x.t);
+  v.insert(v.begin() + dgrad + 1, overlapped(CollectiveKind::all_gather, ub_bytes(x), dgrad, x.t));
+}
+
+// A column-parallel layer's backward and its input gradient's reduce-scatter (all-reduce):
+// plain (asynchronous beside the weight gradient where tp_async_backward), or with userbuffers
+// (the input all-gathered again beside the data gradient, the reduce-scatter beside the weight
+// gradient, each on `*_sms` SMs taken from its GEMM).
+void column_parallel_bwd(std::vector<Kernel>& v, const Shape& x, const char* op, double m, double n, double k,
+                         bool with_bias, double dgrad_sms, double wgrad_sms) {
+  const int dgrad = static_cast<int>(v.size()) + (x.fp8 ? 2 : 0);
+  linear_bwd(v, x, op, m, n, k, with_bias, x.fp8);
+  if (!x.ub) {
+    region_entry_bwd(v, x, dgrad);
+    return;
+  }
+  v[dgrad].sms_taken = dgrad_sms;
+  v[dgrad + 1].sms_taken = wgrad_sms;
+  v.insert(v.begin() + dgrad + 1, overlapped(CollectiveKind::all_gather, ub_bytes(x), dgrad, 0));
+  v.push_back(overlapped(CollectiveKind::reduce_scatter, x.T * x.h * E, dgrad + 2, 0));
 }
 
 // Norm backward: input gradient, parameter gradient partials and their reduction, plus the
@@ -480,9 +574,7 @@ void moe_bwd(std::vector<Kernel>& v, const Shape& x) {
 void attention_in_bwd(std::vector<Kernel>& v, const Shape& x) {
   if (!x.mla) {
     if (x.rope) v.push_back(mem(Part::backward, "rotary embedding", 2.0 * E * x.T * (x.heads_t + x.kv_t) * x.dqk));
-    const int qkv_dgrad = static_cast<int>(v.size());
-    linear_bwd(v, x, "q, k, v projection", x.T, qkv_width(x), x.h, x.bias, x.fp8);
-    region_entry_bwd(v, x, qkv_dgrad);
+    column_parallel_bwd(v, x, "q, k, v projection", x.T, qkv_width(x), x.h, x.bias, kUbQkvDgradSms, kUbQkvWgradSms);
     return;
   }
   const double q_width = x.heads_t * (x.nope + x.rope_d), kv_up = x.heads_t * (x.nope + x.dv);
@@ -518,17 +610,13 @@ void layer_bwd(std::vector<Kernel>& v, const Shape& x, bool moe = false) {
   if (moe) {
     moe_bwd(v, x);
   } else {
-    region_exit_bwd(v, x);
-    linear_bwd(v, x, "MLP down projection", x.T, x.h, x.f_t, x.bias, x.fp8);  // its bias lives in the fused add
+    row_parallel_bwd(v, x, "MLP down projection", x.T, x.h, x.f_t, x.bias);  // its bias lives in the fused add
     v.push_back(mem(Part::backward, activation_op(x), (x.swiglu ? 5.0 : 3.0) * E * x.T * x.f_t));  // activation
-    const int mlp_up_dgrad = static_cast<int>(v.size());
-    linear_bwd(v, x, mlp_up_op(x), x.T, mlp_out, x.h, x.bias, x.fp8);
-    region_entry_bwd(v, x, mlp_up_dgrad);
+    column_parallel_bwd(v, x, mlp_up_op(x), x.T, mlp_out, x.h, x.bias, kUbMlpDgradSms, kUbMlpWgradSms);
   }
   norm_bwd(v, x, "post-attention norm");
   v.push_back(mem(Part::backward, residual_op(x), (2.0 * E + (x.bias ? 1.0 : 0.0)) * x.Tn * x.h));
-  region_exit_bwd(v, x);
-  linear_bwd(v, x, "attention output projection", x.T, x.h, hq, x.bias, x.fp8);
+  row_parallel_bwd(v, x, "attention output projection", x.T, x.h, hq, x.bias);
   attention_core_bwd(v, x);
   attention_in_bwd(v, x);
   norm_bwd(v, x, "input norm");
@@ -570,6 +658,7 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
   x.fused_accumulation = p.grad_accumulation_fusion;
   x.fp8 = p.precision == Precision::fp8;
   x.async_backward = p.tp_async_backward && !p.launch_blocking;  // a blocking launch overlaps nothing
+  x.ub = p.tp_comm_overlap && x.sp && !p.launch_blocking;
   // Megatron's fused causal softmax needs 16 < s <= 16384 (2048 before 2022; the calibration runs'
   // sequences are within both), s % 4 == 0 and (batch x local heads) a multiple of the 4 attention
   // rows one thread block handles; otherwise PyTorch's kernels run.
@@ -745,7 +834,11 @@ double kernel_s(const Kernel& k, const Profile& prof, const Fabric& fabric, cons
   const double hbm = prof.hbm_GBps * 1e9 * prof.memory_efficiency;
   const double peak = prof.peak_fp16_tflops * 1e12;
   switch (k.kind) {
-    case KernelKind::gemm: return gemm_s(prof, k.m, k.n, k.k, k.batch, k.bytes, k.fp8, &source);
+    case KernelKind::gemm: {
+      const double t = gemm_s(prof, k.m, k.n, k.k, k.batch, k.bytes, k.fp8, &source);
+      // SMs given to a collective beside it: the GEMM's waves run on the rest.
+      return k.sms_taken > 0 && k.sms_taken < prof.sm_count ? t * prof.sm_count / (prof.sm_count - k.sms_taken) : t;
+    }
     case KernelKind::attention_fwd:
       return std::max(k.work_flops / (peak * prof.attention_fwd_efficiency * k.speed), k.bytes / hbm) + overhead;
     case KernelKind::attention_bwd:
@@ -768,7 +861,10 @@ void time_all(std::vector<Kernel>& ks, const Profile& prof, const Fabric& f, con
     if (ks[i].beside_from < 0) continue;
     double beside = 0;
     for (size_t j = ks[i].beside_from; j < i; ++j) beside += ks[j].time_s;
-    ks[i].time_s = std::max(0.0, ks[i].time_s - beside);
+    const double alone = ks[i].time_s;
+    ks[i].time_s = std::max(0.0, alone - beside);
+    // In chunks, the first (or last) chunk of the shorter of the two runs alone.
+    if (ks[i].overlap_chunks > 0) ks[i].time_s += std::min(alone, beside) / ks[i].overlap_chunks;
   }
 }
 

@@ -43,6 +43,10 @@ struct Kernel {
   // A collective issued asynchronously: it runs beside the kernels from this index of its list up
   // to itself, and only what outlasts them takes GPU time of its own (-1: not asynchronous).
   int beside_from = -1;
+  // A collective run in this many chunks beside the GEMM it feeds or drains (Transformer Engine's
+  // userbuffers): one chunk of the shorter of the two cannot overlap (0: not chunked).
+  double overlap_chunks = 0;
+  double sms_taken = 0;     // a GEMM's SMs given to a collective running beside it (count)
   bool fp8 = false;         // a GEMM run in FP8 (Transformer Engine): the profile's FP8 peak, 1-byte inputs
   CommGroup group = CommGroup::tp;  // the group a collective runs over
 };

@@ -332,6 +332,10 @@ void note_settings(const ModelConfig& m, const PlanConfig& p, SimResult& r) {
   if (p.sequence_parallel && p.tp == 1)
     r.warnings.push_back({WarningCode::no_effect, "/plan/sequence_parallel",
                           "sequence parallelism splits activations over a tensor-parallel group: at tp 1 it changes nothing"});
+  if (p.tp_comm_overlap && p.tp > 1 && !p.sequence_parallel)
+    r.warnings.push_back({WarningCode::no_effect, "/plan/tp_comm_overlap",
+                          "Transformer Engine's userbuffers overlap the all-gathers and reduce-scatters of sequence "
+                          "parallelism: without sequence_parallel the tensor-parallel all-reduces stay as they are"});
   if (p.recompute == Recompute::selective && fused_attention(p.attention)) {
     // Selective recomputation drops the attention scores (softmax, dropout) and rebuilds them; flash
     // attention never stores them, so nothing is rebuilt and only its softmax statistics are saved.
@@ -363,7 +367,8 @@ void note_settings(const ModelConfig& m, const PlanConfig& p, SimResult& r) {
     for (const auto& [on, name] :
          {std::pair{p.dp_overlap && p.dp * p.cp > 1, "the gradient reduction's overlap (dp_overlap)"},
           std::pair{p.p2p_overlap && p.pp > 1, "the pipeline sends' overlap (p2p_overlap)"},
-          std::pair{p.tp_async_backward && p.tp > 1, "the asynchronous tensor-parallel backward (tp_async_backward)"}})
+          std::pair{p.tp_async_backward && p.tp > 1, "the asynchronous tensor-parallel backward (tp_async_backward)"},
+          std::pair{p.tp_comm_overlap && p.tp > 1, "the tensor-parallel overlap (tp_comm_overlap)"}})
       if (on) off.push_back(name);
     std::string list;
     for (size_t i = 0; i < off.size(); ++i)
