@@ -404,6 +404,32 @@ TEST_CASE("explore: progress reaches 1, and returning false cancels") {
   CHECK(r.errors().front().code == "cancelled");
 }
 
+TEST_CASE("explore: a cancellation is seen between the plans of one pipeline shape, not after it") {
+  // One pipeline shape (pp 2, one chunk, 4 micro-batches), many plans: tp, recompute, sequence
+  // parallelism and ZeRO. The simulation phase (the last 95%) reports as its plans go.
+  json j = small_request();
+  j["explore"] = {{"pp", {2}}, {"virtual_stages", {1}}, {"dp", {8}}, {"micro_batch", {2}}};
+  const ExploreRequest req = parse_ok(j);
+  std::vector<double> seen;
+  ExploreControl control;
+  control.progress = [&](double f) {
+    seen.push_back(f);
+    return true;
+  };
+  const auto done = explore(req, control);
+  REQUIRE(done.ok());
+  REQUIRE(done.value().stats.simulated >= 4);
+  int inside = 0;  // reports strictly within the one group's simulation
+  for (double f : seen) inside += f > 0.05 && f < 1.0;
+  CHECK(inside >= 2);
+
+  // Cancelled at the first report inside the group: the sweep stops there.
+  control.progress = [&](double f) { return !(f > 0.05 && f < 1.0); };
+  auto r = explore(req, control);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.errors().front().code == "cancelled");
+}
+
 TEST_CASE("explore: several threads give exactly the answer of one") {
   const ExploreRequest req = parse_ok(small_request());
   const json one = to_json(explore_ok(req, 1));

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/divisors.hpp"
 #include "vtrain/explore.hpp"
 
 namespace vtrain {
@@ -65,16 +66,7 @@ std::shared_ptr<const Sweep>* cached_sweep(const std::string& key) {
 }
 constexpr size_t kMaxCachedSweeps = 256;
 
-std::vector<int> divisors(int n) {
-  std::vector<int> out;
-  for (int d = 1; static_cast<long long>(d) * d <= n; ++d) {
-    if (n % d) continue;
-    out.push_back(d);
-    if (d != n / d) out.push_back(n / d);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
+using detail::divisors;
 
 // The explorer's request for a job: tp, pp, dp, micro-batch and recomputation free, the other plan
 // fields the job's own. A given plan's pp joins the depths tried even when it leaves the stages

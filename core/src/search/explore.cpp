@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/divisors.hpp"
 #include "common/json_reader.hpp"
 #include "common/parallel.hpp"
 #include "model/sections.hpp"
@@ -201,16 +202,7 @@ Outcome<ExploreRequest> parse_explore_request(const json& input) {
 
 namespace {
 
-std::vector<int> divisors(int n) {
-  std::vector<int> out;
-  for (int d = 1; static_cast<long long>(d) * d <= n; ++d) {
-    if (n % d) continue;
-    out.push_back(d);
-    if (d != n / d) out.push_back(n / d);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
+using detail::divisors;
 
 // Plans that differ only in recompute and ZeRO stage: evaluated together, in this order, so that
 // those running the same pipeline follow each other and share it.
@@ -227,29 +219,54 @@ std::vector<T> or_default(const std::vector<T>& given, std::vector<T> all) {
   return given.empty() ? all : given;
 }
 
-// Runs body(item, thread) for every item on `threads` threads (parallel_for). Between items the
-// calling thread reports the fraction of the work done when it has grown by `step` since the last
-// report; a false answer stops the sweep. Returns false when cancelled.
+// The progress of a sweep whose items are uneven (a pipeline shape may hold thousands of plans):
+// the body advances it after each plan, so that a cancellation is seen within a plan, not after
+// the item. Only the calling thread (thread 0) calls `progress`, when the fraction done has grown
+// by `step` since its last report; a false answer cancels the sweep for every thread.
+class SweepProgress {
+ public:
+  SweepProgress(double total_work, std::function<bool(double)> progress, double step)
+      : total_(total_work), progress_(std::move(progress)), step_(step) {}
+
+  // Adds `work` done by `thread`. Returns false once the sweep is cancelled: stop.
+  bool advance(double work, int thread) {
+    done_.fetch_add(static_cast<long long>(work * 1024), std::memory_order_relaxed);
+    if (thread == 0) report(false);
+    return !cancelled_.load(std::memory_order_relaxed);
+  }
+  // Reports from the calling thread (final: the fraction 1, unthrottled). False once cancelled.
+  bool report(bool final) {
+    if (cancelled_.load(std::memory_order_relaxed)) return false;
+    if (!progress_) return true;
+    const double fraction =
+        final ? 1.0 : total_ > 0 ? std::min(1.0, done_.load(std::memory_order_relaxed) / 1024.0 / total_) : 1.0;
+    if (!final && fraction - last_reported_ < step_) return true;
+    last_reported_ = fraction;
+    if (!progress_(fraction)) cancelled_ = true;
+    return !cancelled_;
+  }
+
+ private:
+  double total_;
+  std::function<bool(double)> progress_;
+  double step_;
+  double last_reported_ = -1;        // touched by the calling thread only
+  std::atomic<long long> done_{0};   // work done, in 1/1024 units
+  std::atomic<bool> cancelled_{false};
+};
+
+// Runs body(item, thread, progress) for every item on `threads` threads (parallel_for); the body
+// advances `progress` by each item's work as it goes (see SweepProgress). Returns false when
+// cancelled.
 bool for_each_item(int items, int threads, const std::vector<double>& work,
-                   const std::function<void(int, int)>& body,
+                   const std::function<void(int, int, SweepProgress&)>& body,
                    const std::function<bool(double)>& progress, double step) {
   double total = 0;
   for (double w : work) total += w;
-  std::atomic<long long> done{0};  // work done, in 1/1024 units
-  double last_reported = -1;
-  const auto counted = [&](int i, int thread) {
-    body(i, thread);
-    done.fetch_add(static_cast<long long>(work[i] * 1024));
-  };
-  const auto report = [&] {
-    if (!progress) return true;
-    const double fraction = total > 0 ? std::min(1.0, done.load() / 1024.0 / total) : 1.0;
-    if (fraction - last_reported < step) return true;
-    last_reported = fraction;
-    return progress(fraction);
-  };
-  if (!detail::parallel_for(items, threads, counted, report)) return false;
-  return !progress || progress(1.0);
+  SweepProgress sp(total, progress, step);
+  const auto run = [&](int i, int thread) { body(i, thread, sp); };
+  if (!detail::parallel_for(items, threads, run, [&] { return sp.report(false); })) return false;
+  return sp.report(true);
 }
 
 // Peak memory per GPU of a plan, as simulate() computes it (GiB).
@@ -611,12 +628,13 @@ bool estimate_memory(Space& space, const ModelConfig& m, const Profile& prof, in
                      const ExploreControl& control) {
   std::vector<double> memory_work(space.units.size());
   for (size_t i = 0; i < space.units.size(); ++i) memory_work[i] = space.units[i].count;
-  auto memory_body = [&](int i, int) {
+  auto memory_body = [&](int i, int thread, SweepProgress& sp) {
     const Unit& u = space.units[i];
     for (int k = u.first; k < u.first + u.count; ++k) {
       PlanEstimate& e = space.plans[k];
       e.memory_GiB = plan_memory_GiB(m, e.plan, prof);
       e.fits_in_memory = e.memory_GiB <= prof.hbm_GiB;
+      if (!sp.advance(1, thread)) return;
     }
   };
   return for_each_item(static_cast<int>(space.units.size()), threads, memory_work, memory_body,
@@ -625,6 +643,11 @@ bool estimate_memory(Space& space, const ModelConfig& m, const Profile& prof, in
 
 // Phase 3: the pipeline blocks each unit would simulate (its work, with a plan's fixed cost worth
 // about 200 blocks) and in all.
+double plan_blocks(const PlanConfig& p, int G) {
+  return 2.0 * p.pp * p.virtual_stages * (G / (p.dp * p.micro_batch));
+}
+double plan_work(const PlanConfig& p, int G) { return plan_blocks(p, G) + 200; }
+
 double count_blocks(Space& space, const ExploreOptions& o, int G) {
   double blocks = 0;
   for (Unit& u : space.units) {
@@ -632,9 +655,8 @@ double count_blocks(Space& space, const ExploreOptions& o, int G) {
     for (int k = u.first; k < u.first + u.count; ++k) {
       const PlanEstimate& e = space.plans[k];
       if (!e.fits_in_memory && !o.simulate_unfit) continue;
-      const double b = 2.0 * e.plan.pp * e.plan.virtual_stages * (G / (e.plan.dp * e.plan.micro_batch));
-      u.work += b + 200;
-      blocks += b;
+      u.work += plan_work(e.plan, G);
+      blocks += plan_blocks(e.plan, G);
     }
   }
   return blocks;
@@ -646,6 +668,7 @@ Diagnostics simulate_plans(const ExploreRequest& request, const Profile& prof, i
                            const ExploreControl& control, Space& space, ExploreStats& stats) {
   const ExploreOptions& o = request.options;
   auto& units = space.units;
+  const int G = request.config.plan.global_batch;
   std::vector<int> by_shape(units.size());
   for (size_t i = 0; i < units.size(); ++i) by_shape[i] = static_cast<int>(i);
   auto shape = [&](int i) { return std::tuple(units[i].pp, units[i].virtual_stages, units[i].micro_batches); };
@@ -670,13 +693,15 @@ Diagnostics simulate_plans(const ExploreRequest& request, const Profile& prof, i
   std::vector<std::unique_ptr<SimScratch>> scratch;
   for (int t = 0; t < threads; ++t) scratch.push_back(std::make_unique<SimScratch>());
   std::vector<Diagnostics> failures(threads);
-  auto sim_body = [&](int item, int thread) {
+  auto sim_body = [&](int item, int thread, SweepProgress& sp) {
     SimConfig c = request.config;
     c.output.timeline = false;
     for (int i : groups[group_order[item]]) {
       for (int k = units[i].first; k < units[i].first + units[i].count; ++k) {
         PlanEstimate& e = space.plans[k];
         if (!e.fits_in_memory && !o.simulate_unfit) continue;
+        // Counted as it starts (the work count_blocks gave it): a cancellation is seen before each plan.
+        if (!sp.advance(plan_work(e.plan, G), thread)) return;
         c.plan = e.plan;
         c.cluster.num_gpus = e.num_gpus;
         try {

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/divisors.hpp"
 #include "common/json_reader.hpp"
 #include "model/sections.hpp"
 #include "search/fields.hpp"
@@ -327,19 +328,8 @@ ExploreRequest sweep_request(const OptimalRequest& req, const ModelConfig& model
   if (objective == Objective::time && er.options.dp.empty()) {
     // Against a wall-clock budget the fastest plan uses most of the GPUs: keep the replica
     // counts with which some (tp, pp) fills at least three quarters of them.
-    // Divisors by trial up to the square root: a batch of 1e8 sequences costs 1e4 steps, not 1e8.
-    const auto divisors = [](int n) {
-      std::vector<int> out, high;
-      for (int d = 1; static_cast<long long>(d) * d <= n; ++d)
-        if (n % d == 0) {
-          out.push_back(d);
-          if (d != n / d) high.push_back(n / d);
-        }
-      out.insert(out.end(), high.rbegin(), high.rend());
-      return out;
-    };
-    const std::vector<int> pps = divisors(model.layers);
-    for (int d : divisors(req.global_batch)) {
+    const std::vector<int> pps = detail::divisors(model.layers);
+    for (int d : detail::divisors(req.global_batch)) {
       bool fills = false;
       for (int t : er.options.tp)
         for (int pp : pps) {
