@@ -40,6 +40,12 @@ export function runVtrain(args) {
   return r;
 }
 
+// Runs `node scripts/NAME.mjs ARGS` from the repository root, as a documented sh block does.
+export function runNodeScript(args) {
+  const argv = args.split(/\s+/).filter(Boolean);
+  return spawnSync(process.execPath, argv, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 });
+}
+
 export function commandOutput(args) {
   const r = runVtrain(args);
   if (r.status !== 0) throw new Error(`vtrain ${args} failed: ${r.stderr}`);
@@ -70,6 +76,9 @@ export function shellCommands(files = docFiles()) {
       }
       const m = inSh && /^(?:build\/native\/)?vtrain\s+(.*)$/.exec(t);
       if (m) commands.push({ file, line: i + 1, args: m[1].replace(/\s#.*$/, '').trim() });
+      // A project script that prepares what the next vtrain command reads (node scripts/NAME.mjs ...).
+      const n = inSh && /^node\s+(scripts\/[\w.-]+\.mjs(?:\s.*)?)$/.exec(t);
+      if (n) commands.push({ file, line: i + 1, args: n[1].replace(/\s#.*$/, '').trim(), node: true });
     });
   }
   return commands;

@@ -142,6 +142,20 @@ TEST_CASE("moe: the Mixtral presets' parameter counts are the published ones wit
   }
 }
 
+TEST_CASE("moe: the Qwen3 MoE and DeepSeek-V3 presets' parameter counts are the published ones (total within 0.5%, active to two digits)") {
+  // Published: 30.5B total, 3.3B active; 235B, 22B; 671B, 37B.
+  for (const char* name : {"qwen3-30b-a3b", "qwen3-235b-a22b", "deepseek-v3"}) {
+    const ModelPreset* p = model_presets().find(name);
+    REQUIRE(p);
+    CAPTURE(name);
+    const ParameterCounts c = count_parameters(p->model);
+    CHECK(std::abs(c.total / p->published_params - 1) < 0.005);
+    // Two digits (3.35B, embedding and output layer counted, is written 3.3B).
+    CHECK(std::abs(c.active / p->published_active_params - 1) < 0.02);
+    CHECK(c.moe_layers == p->model.layers - p->model.moe.first_dense_layers);
+  }
+}
+
 TEST_CASE("moe: first dense layers and a layer frequency choose the MoE layers") {
   ModelConfig m = model_presets().find("mixtral-8x7b")->model;
   m.moe.first_dense_layers = 3;

@@ -180,6 +180,11 @@ std::vector<ModelPreset> build_presets() {
                8030261248.0});
   p.push_back({llama_model("llama3-70b", 80, 8192, 64, 8, 28672, 128256, 8192), "Llama 3 70B", llama3,
                70553706496.0});
+  // Llama 3.1 8B and 70B are Llama 3's shapes (their 128K context is a rope scaling, not a shape).
+  p.push_back({llama_model("llama3.1-8b", 32, 4096, 32, 8, 14336, 128256, 8192), "Llama 3.1 8B", llama3,
+               8030261248.0});
+  p.push_back({llama_model("llama3.1-70b", 80, 8192, 64, 8, 28672, 128256, 8192), "Llama 3.1 70B", llama3,
+               70553706496.0});
   p.push_back({llama_model("llama3.1-405b", 126, 16384, 128, 8, 53248, 128256, 8192), "Llama 3.1 405B",
                llama3, 405853388800.0});
   // Mixtral (Jiang et al. 2024, Mixtral of Experts, arXiv 2401.04088, Table 1; Mistral AI's
@@ -213,6 +218,40 @@ std::vector<ModelPreset> build_presets() {
     ModelConfig m = llama_model("qwen3-32b", 64, 5120, 64, 8, 25600, 151936, 4096);
     m.head_dim = 128;
     p.push_back({m, "Qwen3 32B", qwen3, 32.8e9});
+  }
+  // Qwen3's mixtures of experts: 128 narrow SwiGLU experts in every layer, eight of them per
+  // token, no shared expert (the released config.json: moe_intermediate_size, num_experts,
+  // num_experts_per_tok; ffn_hidden is the unused dense width).
+  const auto qwen3_moe = [](std::string name, int layers, int hidden, int heads, int ffn, int expert_ffn) {
+    ModelConfig m = llama_model(std::move(name), layers, hidden, heads, 4, ffn, 151936, 4096);
+    m.head_dim = 128;
+    m.moe.experts = 128;
+    m.moe.experts_per_token = 8;
+    m.moe.expert_ffn_hidden = expert_ffn;
+    return m;
+  };
+  p.push_back({qwen3_moe("qwen3-30b-a3b", 48, 2048, 32, 6144, 768), "Qwen3 30B-A3B (30.5B, 3.3B active)", qwen3,
+               30.5e9, 3.3e9});
+  p.push_back({qwen3_moe("qwen3-235b-a22b", 94, 4096, 64, 12288, 1536), "Qwen3 235B-A22B (235B, 22B active)", qwen3,
+               235e9, 22e9});
+  {
+    // DeepSeek-V3 (DeepSeek-AI 2024, arXiv 2412.19437, section 4.2 and the released config.json):
+    // 61 layers, the first 3 dense, then 256 routed experts of width 2048 (8 a token, sigmoid
+    // scores) and one shared expert; multi-head latent attention. Multi-token prediction's extra
+    // module (14 B parameters of the released 685 B) is not part of the model here.
+    ModelConfig m = llama_model("deepseek-v3", 61, 7168, 128, 128, 18432, 129280, 4096);
+    m.mla = MlaConfig{};
+    m.moe.experts = 256;
+    m.moe.experts_per_token = 8;
+    m.moe.expert_ffn_hidden = 2048;
+    m.moe.shared_experts = 1;
+    m.moe.shared_expert_ffn_hidden = 2048;
+    m.moe.first_dense_layers = 3;
+    m.moe.router = Router::sigmoid;
+    p.push_back({m, "DeepSeek-V3 (671B, 37B active)",
+                 "DeepSeek-AI 2024, DeepSeek-V3 Technical Report, arXiv 2412.19437, section 4.2 (671B total "
+                 "parameters, 37B activated for each token); shape of the released config.json",
+                 671e9, 37e9});
   }
   {
     // GeGLU is a gated MLP of three matrices: the shape of SwiGLU's.
