@@ -79,9 +79,12 @@ TEST_CASE("simulate: every example runs, fits, and reports finite numbers") {
   REQUIRE(example_configs().size() >= 3);
   for (const auto& e : example_configs()) {
     CAPTURE(e.name);
-    SimResult r = test::simulate_ok(test::parse_ok(json::parse(e.json_text)));
+    const SimConfig c = test::parse_ok(json::parse(e.json_text));
+    SimResult r = test::simulate_ok(c);
     CHECK(r.fits_in_memory);
-    CHECK(r.mfu > 0.2);
+    // A fine-grained mixture of experts runs far below peak: Megatron Bridge's Qwen3 30B-A3B on
+    // 16 H100s is published at 206 model TFLOP/s, 10.4% of the FP8 peak.
+    CHECK(r.mfu > (c.model.moe.experts > 0 ? 0.05 : 0.2));
     CHECK(r.mfu < 0.75);
     CHECK(r.hfu >= r.mfu);
     CHECK(all_finite(to_json(r)));
