@@ -209,6 +209,9 @@ export interface Plan {
   sequence_parallel: boolean;
   /** Model chunks per pipeline stage (count); > 1: interleaved 1F1B. */
   virtual_stages: number;
+  /** Transformer layers of each pipeline stage, first to last (pp counts summing to the layers);
+   * empty: the even split pp gives. */
+  stage_layers: number[];
   /** 0: replicated optimizer states; 1: sharded across data-parallel ranks (ZeRO-1); 2: gradients too
    * (ZeRO-2); 3: parameters too, gathered layer by layer (ZeRO-3, FSDP FULL_SHARD). */
   zero_stage: 0 | 1 | 2 | 3;

@@ -15,7 +15,7 @@ const SHORT = {
   '/model/ffn_hidden': 'FFN hidden size', '/model/seq_len': 'sequence length', '/model/vocab': 'vocabulary',
   '/cluster/num_gpus': 'GPUs', '/cluster/gpus_per_node': 'GPUs per node', '/plan/tp': 'tp', '/plan/pp': 'pp',
   '/plan/dp': 'dp', '/plan/cp': 'cp', '/plan/micro_batch': 'micro-batch', '/plan/global_batch': 'global batch',
-  '/plan/virtual_stages': 'virtual stages', '/training/tokens': 'training tokens',
+  '/plan/virtual_stages': 'virtual stages', '/plan/stage_layers': 'layers of each stage', '/training/tokens': 'training tokens',
 };
 
 export const SECTIONS = [
@@ -25,7 +25,7 @@ export const SECTIONS = [
   { id: 'training', title: 'Training' },
 ];
 
-// kind: int | number | select | bool. `optional` number fields may be left empty (the profile's value).
+// kind: int | number | select | bool | list (whole numbers separated by commas). `optional` number fields may be left empty (the profile's value).
 // A select's options come from the schema: the enum its field names, the GPUs, or the whole
 // numbers within its bounds (ZeRO's stage).
 // `term` names the glossary entry (glossary.js) a "?" beside the label opens.
@@ -57,6 +57,7 @@ export const FIELDS = [
   { section: 'plan', key: 'pp', term: 'pp', label: 'Pipeline parallel (pp)', kind: 'int' },
   { section: 'plan', key: 'dp', term: 'dp', label: 'Data parallel (dp)', kind: 'int' },
   { section: 'plan', key: 'cp', label: 'Context parallel (cp)', kind: 'int', advanced: true, help: 'each sequence split over cp GPUs (long sequences); GPUs = tp × cp × pp × dp' },
+  { section: 'plan', key: 'stage_layers', wide: true, label: 'Layers of each stage', kind: 'list', optional: true, advanced: true, help: 'first to last, e.g. 14, 16, 16, 18 (an end stage may hold 0); empty: as even as the layers allow' },
   { section: 'plan', key: 'micro_batch', term: 'micro_batch', label: 'Micro-batch', kind: 'int', unit: 'sequences' },
   { section: 'plan', key: 'global_batch', term: 'global_batch', label: 'Global batch', kind: 'int', unit: 'sequences' },
   { section: 'plan', key: 'recompute', term: 'recompute', wide: true, label: 'Recomputation', kind: 'select' },

@@ -18,7 +18,7 @@ export function h(tag, attrs = {}, ...children) {
 }
 
 /**
- * One input: f = {id, key, label, kind: int | number | select | bool, unit?, help?, options?, wide?,
+ * One input: f = {id, key, label, kind: int | number | select | bool | list, unit?, help?, options?, wide?,
  * term?}. Its error line is #<id>-err, its help #<id>-help, the page's note on it #<id>-note
  * (a value it changed) and #<id>-why (why it changes nothing); `term` adds the glossary's "?".
  */
@@ -42,7 +42,7 @@ export function fieldElement(f) {
       type: 'text',
       id: f.id,
       name: f.key,
-      inputmode: f.kind === 'int' ? 'numeric' : 'decimal',
+      inputmode: f.kind === 'int' ? 'numeric' : f.kind === 'list' ? 'text' : 'decimal',
       autocomplete: 'off',
       spellcheck: 'false',
       'aria-describedby': describedBy,

@@ -21,6 +21,7 @@ const DEFAULT_EXAMPLE = 'gpt3-175b';
 export function toText(v) {
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   if (typeof v === 'number') return fmt.fieldValue(v);
+  if (Array.isArray(v)) return v.map(toText).join(', ');
   return v == null ? '' : String(v);
 }
 
@@ -58,6 +59,20 @@ export function configOf(values, preset) {
     }
     if (raw === '') {
       if (!f.optional) errors.push({ code: 'missing', pointer: f.pointer, message: `${f.pointer}: enter a value` });
+      continue;
+    }
+    if (f.kind === 'list') {
+      // Whole numbers separated by commas or spaces ("14, 16, 16, 18"), each checked by the simulator.
+      const list = [];
+      for (const part of raw.split(/[\s,;]+/).filter(Boolean)) {
+        const { value, error } = fmt.parseCount(part);
+        if (error) {
+          errors.push({ code: 'type', pointer: f.pointer, message: `${f.pointer}: “${part}”: ${error}; separate whole numbers with commas` });
+          break;
+        }
+        list.push(value);
+      }
+      out[f.key] = list;
       continue;
     }
     if (f.kind === 'int') {

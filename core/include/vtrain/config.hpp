@@ -266,6 +266,10 @@ struct PlanConfig {
   Recompute recompute = Recompute::full;  // activation recomputation
   bool sequence_parallel = false;      // shard norms/dropout over tp (all-gather + reduce-scatter)
   int virtual_stages = 1;              // model chunks per pipeline stage (> 1: interleaved 1F1B)
+  std::vector<int> stage_layers;       // transformer layers of each pipeline stage, first to last (pp
+                                       // entries summing to the layers; the first and last may be 0, a
+                                       // stage of only the embedding or only the head). Empty: as even as
+                                       // the layers allow, the first layers % pp stages one more
   int zero_stage = 0;                  // 0: replicated optimizer; 1: optimizer states sharded over dp;
                                        // 2: gradients too (reduce-scatter); 3: parameters too (FSDP
                                        // FULL_SHARD: each layer all-gathered before its forward and backward)

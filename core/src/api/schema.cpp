@@ -90,6 +90,10 @@ struct SchemaWriter {
   void list(const char* key, const std::vector<int>&, detail::IntBounds b) {
     at(key) = {{"type", "array"}, {"items", bounds(b)}};
   }
+  // An ordered array (repeats kept); empty by default.
+  void sequence(const char* key, const std::vector<int>& v, detail::IntBounds b) {
+    at(key) = {{"type", "array"}, {"items", bounds(b)}, {"default", v}};
+  }
   void list(const char* key, const std::vector<bool>&) {
     at(key) = {{"type", "array"}, {"items", {{"type", "boolean"}}}};
   }

@@ -210,6 +210,38 @@ inline void read_int_list(ObjectReader& r, const char* key, std::vector<int>& ou
   });
 }
 
+// Reads `key` as an array of whole numbers in [lo, hi], in order and with repeats (a sequence,
+// not a set of choices); an empty array is the empty sequence.
+inline void read_int_sequence(ObjectReader& r, const char* key, std::vector<int>& out, long long lo, long long hi) {
+  const json* v = r.child(key);
+  if (!v) return;
+  const std::string ptr = r.at(key);
+  if (!v->is_array()) {
+    r.fail("type", ptr, "must be an array of whole numbers");
+    return;
+  }
+  std::vector<int> values;
+  bool ok = true;
+  for (size_t i = 0; i < v->size(); ++i) {
+    const json& x = (*v)[i];
+    const std::string at = ptr + "/" + std::to_string(i);
+    if (!x.is_number() || x.get<double>() != std::floor(x.get<double>())) {
+      r.fail("type", at, "must be a whole number");
+      ok = false;
+      continue;
+    }
+    const double d = x.get<double>();
+    if (d < static_cast<double>(lo) || d > static_cast<double>(hi)) {
+      r.fail("range", at, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", got " +
+                              detail::describe_number(d));
+      ok = false;
+      continue;
+    }
+    values.push_back(static_cast<int>(d));
+  }
+  if (ok) out = std::move(values);
+}
+
 inline void read_bool_list(ObjectReader& r, const char* key, std::vector<bool>& out) {
   read_list(r, key, out, [&](const json& x, const std::string& at, bool, bool& value) {
     if (!x.is_boolean()) {
@@ -283,6 +315,7 @@ struct FieldReader {
     r.read_enum(key, out);
   }
   void list(const char* key, std::vector<int>& out, IntBounds b) { read_int_list(r, key, out, b.min, b.max); }
+  void sequence(const char* key, std::vector<int>& out, IntBounds b) { read_int_sequence(r, key, out, b.min, b.max); }
   void list(const char* key, std::vector<bool>& out) { read_bool_list(r, key, out); }
   template <NamedEnum E>
   void list(const char* key, std::vector<E>& out) {
@@ -298,6 +331,7 @@ struct FieldWriter {
     if constexpr (NamedEnum<T>) j[key] = to_string(v);
     else j[key] = v;
   }
+  void sequence(const char* key, const std::vector<int>& v, IntBounds) { j[key] = v; }
 };
 
 }  // namespace vtrain::detail

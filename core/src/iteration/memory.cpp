@@ -24,11 +24,17 @@ double in_flight(int stage, const PlanConfig& p, int m) {
 }  // namespace
 
 int stage_layers(const ModelConfig& m, const PlanConfig& p, int stage) {
+  if (!p.stage_layers.empty()) return p.stage_layers[static_cast<size_t>(stage)];
   const int chunks = p.pp * p.virtual_stages;
   return m.layers / chunks + (p.virtual_stages == 1 && stage < m.layers % p.pp ? 1 : 0);
 }
 
 int chunk_first_layer(const ModelConfig& m, const PlanConfig& p, int stage, int chunk) {
+  if (!p.stage_layers.empty()) {
+    int first = 0;
+    for (int s = 0; s < stage; ++s) first += p.stage_layers[static_cast<size_t>(s)];
+    return first;
+  }
   if (p.virtual_stages == 1) return stage * (m.layers / p.pp) + std::min(stage, m.layers % p.pp);
   return (chunk * p.pp + stage) * (m.layers / (p.pp * p.virtual_stages));
 }

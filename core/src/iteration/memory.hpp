@@ -12,7 +12,8 @@ namespace vtrain::detail {
 
 // Transformer layers in each model chunk of pipeline stage `stage`. An even split where pp x
 // virtual_stages divides the layers; otherwise (no interleaving) the first layers % pp stages
-// hold one layer more, as DeepSpeed's uniform pipeline partition places them.
+// hold one layer more, as DeepSpeed's uniform pipeline partition places them. Where the plan
+// lists its stages' layers (plan.stage_layers), those.
 int stage_layers(const ModelConfig& m, const PlanConfig& p, int stage);
 
 // Parameters held by one GPU of each stage (count), index = stage.

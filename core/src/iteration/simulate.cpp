@@ -318,9 +318,15 @@ bool stages_share_node(const PlanConfig& p, int gpus_per_node, int a, int b) {
 // The warnings a plan earns from its settings alone, before anything is timed.
 void note_settings(const ModelConfig& m, const PlanConfig& p, SimResult& r) {
   const int P = p.pp, V = p.virtual_stages;
-  r.details.layers_per_stage = stage_layers(m, p, 0) * V;  // the most any stage holds
-  r.details.even_stages = m.layers % (P * V) == 0;
-  if (!r.details.even_stages)
+  int most = 0, fewest = m.layers;
+  for (int s = 0; s < P; ++s) {
+    most = std::max(most, stage_layers(m, p, s));
+    fewest = std::min(fewest, stage_layers(m, p, s));
+  }
+  r.details.layers_per_stage = most * V;  // the most any stage holds
+  r.details.even_stages = most == fewest;
+  // The split the plan chose itself is not warned about; the one it fell into is.
+  if (!r.details.even_stages && p.stage_layers.empty())
     r.warnings.push_back(
         {WarningCode::uneven_stages, "/plan/pp",
          "pipeline parallelism " + std::to_string(P) + " does not divide the " + std::to_string(m.layers) +
@@ -450,8 +456,10 @@ void pipeline_input(const Setting& x, const LayerKernels& lk, bool record, Pipel
   const int fewest_layers = m.layers / (P * V);
   in.fwd.resize(static_cast<size_t>(P) * V);
   in.bwd.resize(in.fwd.size());
-  if (is_moe(m)) {
-    // Chunks differ by their MoE layers as well: each distinct (first, last, dense, MoE) is timed once.
+  const bool listed = !p.stage_layers.empty();
+  if (is_moe(m) || listed) {
+    // Chunks differ by their MoE layers as well, and listed stages by any count: each distinct
+    // (first, last, dense, MoE) is timed once.
     struct Kind {
       bool first, last;
       int dense, moe;
@@ -477,7 +485,7 @@ void pipeline_input(const Setting& x, const LayerKernels& lk, bool record, Pipel
       }
     }
   }
-  for (int s = 0; s < P && !is_moe(m); ++s) {
+  for (int s = 0; s < P && !is_moe(m) && !listed; ++s) {
     const int layers = stage_layers(m, p, s);
     const int more = layers > fewest_layers ? 1 : 0;
     for (int c = 0; c < V; ++c) {

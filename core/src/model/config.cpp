@@ -144,7 +144,27 @@ Diagnostics check_sim_config(const SimConfig& c) {
   check_expert_plan(m, p, e);
   // Stages may hold unequal numbers of layers (see stage_layers); interleaved chunks may not.
   const long long chunks = static_cast<long long>(p.pp) * p.virtual_stages;
-  if (p.pp > m.layers)
+  if (!p.stage_layers.empty()) {
+    // Explicit stages (Megatron-LM's --decoder-first/last-pipeline-num-layers, DeepSpeed's
+    // partition): one count per stage, summing to the layers; only an end stage may hold none.
+    long long sum = 0;
+    for (int n : p.stage_layers) sum += n;
+    bool empty_middle = false;
+    for (size_t s = 1; s + 1 < p.stage_layers.size(); ++s) empty_middle = empty_middle || p.stage_layers[s] == 0;
+    if (static_cast<long long>(p.stage_layers.size()) != p.pp)
+      add("range", "/plan/stage_layers",
+          "must list one layer count for each of the /plan/pp (" + std::to_string(p.pp) + ") stages, got " +
+              std::to_string(p.stage_layers.size()));
+    else if (sum != m.layers)
+      add("range", "/plan/stage_layers",
+          "must add up to /model/layers (" + std::to_string(m.layers) + "), got " + std::to_string(sum));
+    else if (empty_middle)
+      add("range", "/plan/stage_layers",
+          "may be 0 only for the first or the last stage (a stage of the embedding or of the head alone)");
+    if (p.virtual_stages > 1)
+      add("range", "/plan/stage_layers",
+          "must be left out with /plan/virtual_stages above 1: interleaved model chunks split the layers evenly");
+  } else if (p.pp > m.layers)
     add("range", "/plan/pp", "must be at most /model/layers (" + std::to_string(m.layers) + "): every stage needs a layer");
   else if (p.virtual_stages > 1 && m.layers % chunks != 0)
     add("divisibility", "/plan/virtual_stages",

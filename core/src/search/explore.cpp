@@ -577,6 +577,7 @@ Outcome<Space> enumerate_plans(const ExploreRequest& request) {
         for (const auto& [ep, etp] : expert_degrees) {
         PlanEstimate e;
         e.plan = base;
+        e.plan.stage_layers.clear();  // the swept plans split the layers as evenly as they allow
         e.plan.tp = tp;
         e.plan.cp = cp;
         e.plan.pp = pp;
