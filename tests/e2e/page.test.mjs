@@ -141,6 +141,9 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
       },
     });
     assert.deepEqual(Object.keys(times.byExample).sort(), golden.map((c) => c.name).sort());
+    // Each button names what sets its example apart: no two read the same.
+    const labels = await page.$$eval('[data-example]', (bs) => bs.map((b) => b.textContent));
+    assert.equal(new Set(labels).size, labels.length, `example buttons: ${labels.join(' | ')}`);
     assert.ok(times.simulate.ms <= sanity('simulate_ms'), `${times.simulate.example} took ${times.simulate.ms.toFixed(1)} ms`);
     assert.ok(times.charts.ms <= sanity('charts_on_preset_ms'), `${times.charts.example}'s charts came ${times.charts.ms.toFixed(0)} ms after its numbers`);
     // The timeline of the largest pipeline draws and can be zoomed.

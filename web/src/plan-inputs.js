@@ -290,7 +290,9 @@ export function createPlanInputs({ catalog, fields, errorBox, examples, importHf
 
   function exampleLabel(ex) {
     const m = catalog.model(typeof ex.config.model === 'string' ? ex.config.model : ex.config.model.name);
-    return `${m ? m.description : ex.name} · ${fmt.gpus(ex.config.cluster.num_gpus)}`;
+    // Context parallelism sets apart examples of one model on as many GPUs (Llama 3 70B on 64 H100s).
+    const cp = ex.config.plan.cp > 1 ? ` · context parallel ${ex.config.plan.cp}` : '';
+    return `${m ? m.description : ex.name} · ${fmt.gpus(ex.config.cluster.num_gpus)}${cp}`;
   }
 
   function renderExamples() {
