@@ -101,9 +101,9 @@ TEST_CASE("hf import: the fields of head_dim, moe and mla are emitted under the 
   const HfImport gemma = imported("gemma-7b.json");
   CHECK(gemma.architecture == "gemma");
   CHECK(gemma.model["head_dim"] == 256);  // 3072 / 16 = 192
-  CHECK(gemma.model["mlp"] == "swiglu");  // GeGLU, gated
+  CHECK(gemma.model["mlp"] == "geglu");  // GeLU gates its MLP
   CHECK(gemma.model["tied_embeddings"] == true);
-  CHECK(has_warning(gemma, "assumption", "/hidden_act"));
+  CHECK_FALSE(has_warning(gemma, "assumption", "/hidden_act"));
   CHECK_FALSE(gemma.model.contains("moe"));
 
   const HfImport qwen3 = imported("Qwen3-8B.json");
@@ -212,21 +212,34 @@ TEST_CASE("hf import: each family's layout and what it cannot represent") {
   CHECK(parse_model_config(gpt2.model).value() == gpt_model("custom", 12, 768, 12, 50257, 1024));
 
   const HfImport neox = imported("gpt-neox-20b.json");
-  CHECK(has_warning(neox, "unmapped", "/rotary_pct"));
-  CHECK(has_warning(neox, "unmapped", "/use_parallel_residual"));
+  CHECK(neox.model["rotary_fraction"] == 0.25);
+  CHECK(neox.model["residual"] == "parallel_two_norms");
+  CHECK_FALSE(has_warning(neox, "unmapped", "/rotary_pct"));
+  CHECK_FALSE(has_warning(neox, "unmapped", "/use_parallel_residual"));
   CHECK(neox.model["tied_embeddings"] == false);
+  json sequential = hf_file("gpt-neox-20b.json");
+  sequential["use_parallel_residual"] = false;
+  sequential["rotary_pct"] = 1.5;
+  auto bad = import_hf_config(sequential);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.errors().front().pointer == "/rotary_pct");
+  sequential.erase("rotary_pct");
+  const json seq_model = import_hf_config(sequential).value().model;
+  CHECK_FALSE(seq_model.contains("residual"));  // the default: one after the other
 
   const HfImport falcon = imported("falcon-7b.json");
   CHECK(falcon.model["kv_heads"] == 1);  // multi_query
   CHECK(falcon.model["seq_len"] == 2048);
   CHECK(has_warning(falcon, "assumption", "/max_position_embeddings"));
-  CHECK(has_warning(falcon, "unmapped", "/parallel_attn"));
+  CHECK(falcon.model["residual"] == "parallel");  // one norm feeds both
+  CHECK_FALSE(has_warning(falcon, "unmapped", "/parallel_attn"));
   json falcon40 = hf_file("falcon-7b.json");
   falcon40["new_decoder_architecture"] = true;
   falcon40["num_kv_heads"] = 8;
   falcon40["num_attention_heads"] = 128;
   falcon40["hidden_size"] = 8192;
   CHECK(import_hf_config(falcon40).value().model["kv_heads"] == 8);
+  CHECK(import_hf_config(falcon40).value().model["residual"] == "parallel_two_norms");
 
   const HfImport opt = imported("opt-6.7b.json");
   CHECK(opt.model["name"] == "facebook/opt-6.7b");

@@ -212,7 +212,7 @@ test('schema prints the choices, bounds, defaults and registries as JSON', () =>
   const r = run('schema');
   assert.equal(r.code, 0, r.err);
   const s = JSON.parse(r.out);
-  assert.deepEqual(s.enums.mlp.map((c) => c.name), ['gelu', 'swiglu']);
+  assert.deepEqual(s.enums.mlp.map((c) => c.name), ['gelu', 'swiglu', 'geglu']);
   assert.equal(s.config.cluster.fields.gpu.registry, 'gpus');
   assert.deepEqual(s.registries.gpus.map((g) => g.name).sort(),
     ['a100-sxm4-40gb', 'a100-sxm4-80gb', 'b200-sxm-180gb', 'h100-sxm5-80gb', 'h200-sxm-141gb']);

@@ -5,7 +5,9 @@
 // ---------------------------------------------------------------- names
 
 /** The MLP block: GeLU (two GEMMs) or SwiGLU (gated, three GEMMs). */
-export type Mlp = 'gelu' | 'swiglu';
+export type Mlp = 'gelu' | 'swiglu' | 'geglu';
+/** Attention then MLP, or both from the same input (one norm: GPT-J, PaLM; two: GPT-NeoX). */
+export type Residual = 'sequential' | 'parallel' | 'parallel_two_norms';
 export type Norm = 'layernorm' | 'rmsnorm';
 export type PositionEmbedding = 'learned' | 'rope' | 'alibi';
 /** Activation recomputation: none, the attention core only (selective), or whole layers (full). */
@@ -87,10 +89,13 @@ export interface Model {
   /** MLP hidden size (elements). */
   ffn_hidden: number;
   mlp: Mlp;
+  residual: Residual;
   /** Whether the output layer shares the embedding's weights. */
   tied_embeddings: boolean;
   norm: Norm;
   position: PositionEmbedding;
+  /** Rotary: the share of each head's width it turns (0, 1]. */
+  rotary_fraction: number;
   /** Whether linear layers have biases. */
   bias: boolean;
   /** The vocabulary is padded to a multiple of this × tp (entries). */

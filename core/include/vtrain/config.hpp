@@ -15,7 +15,13 @@
 
 namespace vtrain {
 
-enum class Mlp { gelu, swiglu };
+enum class Mlp { gelu, swiglu, geglu };
+// A gated MLP: three weight matrices (gate, up, down) and an activation of two inputs.
+inline bool gated(Mlp m) { return m != Mlp::gelu; }
+// How a layer's attention and MLP meet the residual stream: one after the other (GPT-2, Llama),
+// or side by side from the same input, summed before their one tensor-parallel reduction (GPT-J
+// and PaLM with one norm; GPT-NeoX and Pythia with a norm for each).
+enum class Residual { sequential, parallel, parallel_two_norms };
 enum class Norm { layernorm, rmsnorm };
 enum class PositionEmbedding { learned, rope, alibi };
 enum class Recompute { none, selective, full };
@@ -31,7 +37,16 @@ template <>
 struct EnumNames<Mlp> {
   static constexpr const char* key = "mlp";
   static constexpr EnumName<Mlp> table[] = {{Mlp::gelu, "gelu", "GeLU (2 GEMMs)"},
-                                            {Mlp::swiglu, "swiglu", "SwiGLU (gated, 3 GEMMs)"}};
+                                            {Mlp::swiglu, "swiglu", "SwiGLU (gated, 3 GEMMs)"},
+                                            {Mlp::geglu, "geglu", "GeGLU (gated, 3 GEMMs)"}};
+};
+template <>
+struct EnumNames<Residual> {
+  static constexpr const char* key = "residual";
+  static constexpr EnumName<Residual> table[] = {
+      {Residual::sequential, "sequential", "sequential (attention, then MLP)"},
+      {Residual::parallel, "parallel", "parallel, one norm (GPT-J, PaLM)"},
+      {Residual::parallel_two_norms, "parallel_two_norms", "parallel, two norms (GPT-NeoX, Pythia)"}};
 };
 template <>
 struct EnumNames<Norm> {
@@ -217,11 +232,13 @@ struct ModelConfig {
   int seq_len = 2048;               // sequence length (tokens)
   int vocab = 51200;                // vocabulary (entries, before padding)
   int ffn_hidden = 49152;           // MLP inner width (elements)
-  Mlp mlp = Mlp::gelu;              // MLP activation: gelu (2 GEMMs) or swiglu (gated, 3 weight matrices)
+  Mlp mlp = Mlp::gelu;              // MLP activation: gelu (2 GEMMs), swiglu or geglu (gated, 3 weight matrices)
+  Residual residual = Residual::sequential;  // attention then MLP, or both from the same input
   bool tied_embeddings = true;      // output layer shares the input embedding matrix
   Norm norm = Norm::layernorm;      // normalization kind
   PositionEmbedding position = PositionEmbedding::learned;  // learned table, rotary or ALiBi (the last two
                                                             // without parameters)
+  double rotary_fraction = 1.0;     // rotary: the share of each head's width it turns (GPT-NeoX, GPT-J: 0.25)
   bool bias = true;                 // linear layers and norms carry biases
   int vocab_pad_multiple = 128;     // vocabulary padded to a multiple of this times tp (entries)
   MoeConfig moe;                    // expert layers; experts 0: dense

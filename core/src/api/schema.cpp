@@ -32,6 +32,7 @@ void add_enum(json& enums) {
 json all_enums() {
   json e = json::object();
   add_enum<Mlp>(e);
+  add_enum<Residual>(e);
   add_enum<Norm>(e);
   add_enum<PositionEmbedding>(e);
   add_enum<Recompute>(e);

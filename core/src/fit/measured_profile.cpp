@@ -202,7 +202,7 @@ json profile_shapes(const std::vector<ShapeCase>& cases) {
     }
     // A layer's parameters on one rank: the optimizer step and gradient reduction work on multiples of it.
     const double h = c.model.hidden, f = c.model.ffn_hidden;
-    params_hi = std::max(params_hi, (4 * h * h + (c.model.mlp == Mlp::swiglu ? 3 : 2) * h * f) / c.plan.tp);
+    params_hi = std::max(params_hi, (4 * h * h + (gated(c.model.mlp) ? 3 : 2) * h * f) / c.plan.tp);
   }
   json g = json::array(), a = json::array();
   for (const auto& s : gemms) g.push_back({{"m", s[0]}, {"n", s[1]}, {"k", s[2]}, {"batch", s[3]}});

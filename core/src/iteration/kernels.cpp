@@ -29,6 +29,10 @@ struct Shape {
   double vocab_t;           // padded vocabulary rows per rank
   double grad_bytes;        // bytes per element of the gradient buffers
   bool sp, bias, swiglu, rope, alibi, flash, gqa, fused_accumulation;
+  bool geglu = false;       // the gated MLP's activation is GeLU (GeGLU) rather than SiLU
+  double rope_frac = 1.0;   // share of each head's width the rotary embedding turns
+  bool parallel = false;    // attention and MLP side by side (Residual::parallel*)
+  bool two_norms = false;   // each with its own norm (GPT-NeoX)
   bool triton;              // FlashAttention in Triton rather than FlashAttention-2
   bool async_backward;      // input-gradient collective beside the weight-gradient GEMM
   bool ub = false;          // Transformer Engine's userbuffers overlap (tp_comm_overlap, sequence parallel)
@@ -108,6 +112,14 @@ void region_entry_bwd(std::vector<Kernel>& v, const Shape& x, int dgrad) {
 double qkv_width(const Shape& x) { return x.heads_t * x.dqk + x.kv_t * (x.dqk + x.dv); }
 // Width of the attention's output (the context) on this rank.
 double context_width(const Shape& x) { return x.heads_t * x.dv; }
+
+// Bytes the rotary embedding of q and k moves: the turned share of each head read and written;
+// on part of the head (GPT-NeoX's rotary_pct), the turned and the passed parts then concatenated
+// again (read and written whole), as GPT-NeoX and Megatron-LM do it.
+double rotary_bytes(const Shape& x) {
+  const double whole = 2.0 * E * x.T * (x.heads_t + x.kv_t) * x.dqk;
+  return whole * (x.rope_frac + (x.rope_frac < 1.0 ? 1.0 : 0.0));
+}
 
 // Transformer Engine's FP8 recipe around one GEMM operand of `elements`, with per-tensor scales
 // from the current step (Megatron-Core's FP8 "current scaling"): one kernel reads the 16-bit
@@ -351,7 +363,10 @@ void attention_core_bwd(std::vector<Kernel>& v, const Shape& x) {
 double residual_fwd_bytes(const Shape& x) { return (3.0 * E + (x.bias ? 1.0 : 0.0)) * x.Tn * x.h; }
 const char* residual_op(const Shape& x) { return x.bias ? "bias, dropout and residual add" : "residual add"; }
 const char* mlp_up_op(const Shape& x) { return x.swiglu ? "MLP gate and up projections" : "MLP up projection"; }
-const char* activation_op(const Shape& x) { return x.swiglu ? "SwiGLU" : x.bias ? "bias and GeLU" : "GeLU"; }
+const char* activation_op(const Shape& x) {
+  if (x.swiglu) return x.geglu ? "GeGLU" : "SwiGLU";
+  return x.bias ? "bias and GeLU" : "GeLU";
+}
 
 // A grouped GEMM of the local experts: `batch` GEMMs of `rows` tokens each (the busiest rank's),
 // its model FLOPs those of the mean load.
@@ -407,7 +422,7 @@ void attention_in_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
   if (!x.mla) {
     column_parallel_fwd(v, x, part, "q, k, v projection", qkv_width(x));  // fused q, k, v projection
     if (x.bias) v.push_back(mem(part, "q, k, v projection", 2.0 * E * x.T * qkv_width(x)));  // its bias
-    if (x.rope) v.push_back(mem(part, "rotary embedding", 2.0 * E * x.T * (x.heads_t + x.kv_t) * x.dqk));
+    if (x.rope) v.push_back(mem(part, "rotary embedding", rotary_bytes(x)));
     return;
   }
   const double q_width = x.heads_t * (x.nope + x.rope_d), kv_up = x.heads_t * (x.nope + x.dv);
@@ -435,7 +450,32 @@ void attention_in_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
   v.push_back(mem(part, "q, k assembly", 4.0 * E * x.T * q_width));
 }
 
+// A parallel-residual layer, forward (GPT-J, PaLM, GPT-NeoX's gpt_j_residual): attention and
+// MLP read the same input, normed once (or each by its own norm), and their row-parallel outputs
+// are added before the one tensor-parallel reduction: x + reduce(attention(n1(x)) + mlp(n2(x))).
+// With sequence parallelism the normed input is gathered once for both (twice with two norms).
+void parallel_layer_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
+  const double hq = context_width(x);
+  const double mlp_out = x.swiglu ? 2.0 * x.f_t : x.f_t;
+  v.push_back(mem(part, "input norm", 2.0 * E * x.Tn * x.h));
+  if (x.two_norms) v.push_back(mem(part, "post-attention norm", 2.0 * E * x.Tn * x.h));
+  attention_in_fwd(v, x, part);
+  attention_core_fwd(v, x, part);
+  linear_fwd(v, x, part, "attention output projection", x.T, x.h, hq);
+  if (x.two_norms) region_entry_fwd(v, x);
+  linear_fwd(v, x, part, mlp_up_op(x), x.T, mlp_out, x.h);
+  v.push_back(mem(part, activation_op(x), (x.swiglu ? 3.0 : 2.0) * E * x.T * x.f_t));
+  linear_fwd(v, x, part, "MLP down projection", x.T, x.h, x.f_t);
+  v.push_back(mem(part, "parallel residual sum", 3.0 * E * x.T * x.h));  // attention + MLP partials
+  region_exit_fwd(v, x);
+  v.push_back(mem(part, residual_op(x), residual_fwd_bytes(x)));
+}
+
 void layer_fwd(std::vector<Kernel>& v, const Shape& x, Part part, bool moe = false) {
+  if (x.parallel && !moe) {
+    parallel_layer_fwd(v, x, part);
+    return;
+  }
   const double hq = context_width(x);
   const double mlp_out = x.swiglu ? 2.0 * x.f_t : x.f_t;
   v.push_back(mem(part, "input norm", 2.0 * E * x.Tn * x.h));  // input norm
@@ -573,7 +613,7 @@ void moe_bwd(std::vector<Kernel>& v, const Shape& x) {
 
 void attention_in_bwd(std::vector<Kernel>& v, const Shape& x) {
   if (!x.mla) {
-    if (x.rope) v.push_back(mem(Part::backward, "rotary embedding", 2.0 * E * x.T * (x.heads_t + x.kv_t) * x.dqk));
+    if (x.rope) v.push_back(mem(Part::backward, "rotary embedding", rotary_bytes(x)));
     column_parallel_bwd(v, x, "q, k, v projection", x.T, qkv_width(x), x.h, x.bias, kUbQkvDgradSms, kUbQkvWgradSms);
     return;
   }
@@ -603,7 +643,30 @@ void attention_in_bwd(std::vector<Kernel>& v, const Shape& x) {
   }
 }
 
+// Its backward: the output gradient gathered once (sequence parallelism) for both branches; each
+// branch's column-parallel input gradient reduced on its own, as each is its own parallel region
+// (GPT-NeoX); the two input gradients (through their norms) added into the residual stream's.
+void parallel_layer_bwd(std::vector<Kernel>& v, const Shape& x) {
+  const double hq = context_width(x);
+  const double mlp_out = x.swiglu ? 2.0 * x.f_t : x.f_t;
+  v.push_back(mem(Part::backward, residual_op(x), (2.0 * E + (x.bias ? 1.0 : 0.0)) * x.Tn * x.h));  // dropout
+  region_exit_bwd(v, x);
+  linear_bwd(v, x, "MLP down projection", x.T, x.h, x.f_t, x.bias, x.fp8);
+  v.push_back(mem(Part::backward, activation_op(x), (x.swiglu ? 5.0 : 3.0) * E * x.T * x.f_t));
+  column_parallel_bwd(v, x, mlp_up_op(x), x.T, mlp_out, x.h, x.bias, kUbMlpDgradSms, kUbMlpWgradSms);
+  if (x.two_norms) norm_bwd(v, x, "post-attention norm");
+  linear_bwd(v, x, "attention output projection", x.T, x.h, hq, x.bias, x.fp8);
+  attention_core_bwd(v, x);
+  attention_in_bwd(v, x);
+  if (!x.two_norms) v.push_back(mem(Part::backward, "parallel residual sum", 3.0 * E * x.Tn * x.h));  // into the one norm
+  norm_bwd(v, x, "input norm");
+}
+
 void layer_bwd(std::vector<Kernel>& v, const Shape& x, bool moe = false) {
+  if (x.parallel && !moe) {
+    parallel_layer_bwd(v, x);
+    return;
+  }
   const double hq = context_width(x);
   const double mlp_out = x.swiglu ? 2.0 * x.f_t : x.f_t;
   v.push_back(mem(Part::backward, residual_op(x), (2.0 * E + (x.bias ? 1.0 : 0.0)) * x.Tn * x.h));  // dropout
@@ -649,8 +712,12 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
   x.vocab_t = static_cast<double>(padded_vocab(m, p.tp)) / p.tp;
   x.grad_bytes = gradient_bytes(p);
   x.bias = m.bias;  // GPT-style models: biases and dropout; LLaMA-style ones neither
-  x.swiglu = m.mlp == Mlp::swiglu;
+  x.swiglu = gated(m.mlp);  // SwiGLU or GeGLU: the same GEMMs and bytes
+  x.geglu = m.mlp == Mlp::geglu;
   x.rope = m.position == PositionEmbedding::rope;
+  x.rope_frac = m.rotary_fraction;
+  x.parallel = m.residual != Residual::sequential;
+  x.two_norms = m.residual == Residual::parallel_two_norms;
   x.alibi = m.position == PositionEmbedding::alibi;
   x.flash = fused_attention(p.attention);
   x.triton = p.attention == Attention::triton;

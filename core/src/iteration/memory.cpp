@@ -122,7 +122,7 @@ double layer_activation_bytes(const ModelConfig& m, const PlanConfig& p, bool wi
   bytes += Lin * T * heads_t * dv;                    // context (output projection input)
   if (dropout) bytes += Tn * h;                       // dropout mask
   bytes += (E + Lin) * Tn * h;                        // norm input, MLP input
-  bytes += E * T * f_t * (m.mlp == Mlp::swiglu ? 2 : 1);  // activation input
+  bytes += E * T * f_t * (gated(m.mlp) ? 2 : 1);  // activation input
   bytes += Lin * T * f_t;                             // down-projection input
   if (dropout) bytes += Tn * h;                       // dropout mask
   return bytes;
@@ -130,7 +130,7 @@ double layer_activation_bytes(const ModelConfig& m, const PlanConfig& p, bool wi
 
 double stage_linear_weights(const ModelConfig& m, const PlanConfig& p, int stage) {
   const double h = m.hidden;
-  const double gates = m.mlp == Mlp::swiglu ? 3.0 : 2.0;
+  const double gates = gated(m.mlp) ? 3.0 : 2.0;
   const double attention = attention_weights(m);
   const double per_layer = attention + h * static_cast<double>(m.ffn_hidden) * gates;
   if (!is_moe(m)) return static_cast<double>(stage_layers(m, p, stage)) * p.virtual_stages * per_layer / p.tp;
@@ -148,18 +148,18 @@ double moe_layer_activation_bytes(const ModelConfig& m, const PlanConfig& p, boo
   const double t = p.tp;
   const double T = static_cast<double>(p.micro_batch) * m.seq_len / p.cp;  // tokens a rank holds
   const double Lin = p.precision == Precision::fp8 ? 1.0 : E;
-  const double gated = m.mlp == Mlp::swiglu ? 2.0 : 1.0;
+  const double gate = gated(m.mlp) ? 2.0 : 1.0;
   const double f_t = m.ffn_hidden / t;
-  double bytes = layer_activation_bytes(m, p, without_attention_core) - E * T * f_t * gated - Lin * T * f_t;
+  double bytes = layer_activation_bytes(m, p, without_attention_core) - E * T * f_t * gate - Lin * T * f_t;
   const MoeLoad l = moe_load(m, p);
   const double tokens = l.rows * m.moe.experts / p.ep;  // tokens this rank's experts take
   const double fe_t = static_cast<double>(m.moe.expert_ffn_hidden) / expert_tp(p);
   bytes += 4.0 * l.router_tokens * m.moe.experts;              // router scores (fp32)
   bytes += Lin * tokens * m.hidden;                             // expert inputs
-  bytes += E * tokens * fe_t * gated + Lin * tokens * fe_t;     // activation input, down-projection input
+  bytes += E * tokens * fe_t * gate + Lin * tokens * fe_t;     // activation input, down-projection input
   bytes += E * l.router_tokens * m.moe.experts_per_token * m.hidden;  // the copies, for the combine
   const double sf_t = shared_expert_width(m) / t;
-  if (sf_t > 0) bytes += Lin * T * m.hidden + E * T * sf_t * gated + Lin * T * sf_t;
+  if (sf_t > 0) bytes += Lin * T * m.hidden + E * T * sf_t * gate + Lin * T * sf_t;
   return bytes;
 }
 

@@ -335,6 +335,10 @@ void note_settings(const ModelConfig& m, const PlanConfig& p, SimResult& r) {
                                 : "stages 0 to " + std::to_string(m.layers % P - 1) + " hold ") +
              std::to_string(m.layers / P + 1) + " layers, the others " + std::to_string(m.layers / P) +
              " (DeepSpeed's uniform partition; Megatron-LM needs an even split)"});
+  if (m.rotary_fraction < 1.0 && (m.position != PositionEmbedding::rope || m.mla))
+    r.warnings.push_back({WarningCode::no_effect, "/model/rotary_fraction",
+                          m.mla ? "latent attention gives its rotary width as /model/mla/qk_rope_head_dim"
+                                : "the position embedding is not rotary (/model/position): there is nothing to turn"});
   if (p.sequence_parallel && p.tp == 1)
     r.warnings.push_back({WarningCode::no_effect, "/plan/sequence_parallel",
                           "sequence parallelism splits activations over a tensor-parallel group: at tp 1 it changes nothing"});

@@ -142,6 +142,10 @@ Diagnostics check_sim_config(const SimConfig& c) {
     add("divisibility", "/plan/tp",
         "must divide /model/ffn_hidden (" + std::to_string(m.ffn_hidden) + ")");
   check_expert_plan(m, p, e);
+  if (m.residual != Residual::sequential && p.tp_comm_overlap && p.sequence_parallel && p.tp > 1)
+    add("range", "/plan/tp_comm_overlap",
+        "must be false with a parallel residual (/model/residual): userbuffers' overlap is modelled for "
+        "the sequential layer");
   // Stages may hold unequal numbers of layers (see stage_layers); interleaved chunks may not.
   const long long chunks = static_cast<long long>(p.pp) * p.virtual_stages;
   if (!p.stage_layers.empty()) {

@@ -41,9 +41,11 @@ void model_fields(V& v, M& m) {
   v.field("vocab", m.vocab, IntBounds{1, limits::vocab});
   v.field("ffn_hidden", m.ffn_hidden, IntBounds{1, limits::ffn_hidden});
   v.field("mlp", m.mlp);
+  v.field("residual", m.residual);
   v.field("tied_embeddings", m.tied_embeddings);
   v.field("norm", m.norm);
   v.field("position", m.position);
+  v.field("rotary_fraction", m.rotary_fraction, RealBounds{0.0, 1.0, true});
   v.field("bias", m.bias);
   v.field("vocab_pad_multiple", m.vocab_pad_multiple, IntBounds{1, limits::vocab_pad_multiple});
 }

@@ -380,17 +380,19 @@ Outcome<HfImport> import_hf_config(const json& hf) {
     else
       r.unmapped("rope_scaling", "stretches the rotary frequencies%s, which costs nothing to simulate", kind.c_str());
   }
-  const char* parallel = "attention and MLP read the same input: vtrain simulates them one after the other, with the "
-                         "same work and parameters";
+  // Attention and MLP side by side: GPT-NeoX with a norm for each, Falcon with one (its new
+  // decoder, 40B and 180B, with one for each).
   if (f == Family::neox) {
     const json* pct = r.get("rotary_pct");
-    if (pct && pct->is_number() && pct->get<double>() != 1.0)
-      r.unmapped("rotary_pct", "rotates %.10g%% of each head's dimensions: vtrain has no partial rotary embedding "
-                                   "and simulates rope over the whole head (an element-wise cost either way)",
-                                   pct->get<double>() * 100);
-    if (r.flag("use_parallel_residual", true)) r.unmapped("use_parallel_residual", parallel);
+    if (pct && pct->is_number()) {
+      const double v = pct->get<double>();
+      if (v > 0 && v <= 1) m["rotary_fraction"] = v;
+      else r.error("range", "rotary_pct", "must be greater than 0 and at most 1, got %.10g", v);
+    }
+    if (r.flag("use_parallel_residual", true)) m["residual"] = "parallel_two_norms";
   }
-  if (f == Family::falcon && r.flag("parallel_attn", true)) r.unmapped("parallel_attn", parallel);
+  if (f == Family::falcon && r.flag("parallel_attn", true))
+    m["residual"] = r.flag("new_decoder_architecture", false) ? "parallel_two_norms" : "parallel";
   if (const json* window = r.get("sliding_window")) {
     const json* use = r.given("use_sliding_window") ? &hf["use_sliding_window"] : nullptr;
     const bool off = use && use->is_boolean() && !use->get<bool>();
@@ -414,9 +416,10 @@ Outcome<HfImport> import_hf_config(const json& hf) {
   m["ffn_hidden"] = ffn_hidden;
   const char* act_key = r.given("hidden_act") ? "hidden_act" : r.given("activation_function") ? "activation_function" : "hidden_activation";
   const std::string act = r.text(act_key);
-  m["mlp"] = gated ? "swiglu" : "gelu";
-  if (gated && !act.empty() && act != "silu" && act != "swish")
-    r.assume(act_key, "\"%s\" gates the MLP (GeGLU): simulated as the gated MLP \"swiglu\", the same three GEMMs", act.c_str());
+  const bool gelu_gate = gated && !act.empty() && act.rfind("gelu", 0) == 0;
+  m["mlp"] = !gated ? "gelu" : gelu_gate ? "geglu" : "swiglu";
+  if (gated && !gelu_gate && !act.empty() && act != "silu" && act != "swish")
+    r.assume(act_key, "\"%s\" gates the MLP: simulated as the gated MLP \"swiglu\", the same three GEMMs", act.c_str());
   if (!gated && !act.empty() && act.rfind("gelu", 0) != 0)
     r.assume(act_key, "\"%s\" is simulated as \"gelu\": the same two GEMMs; only the element-wise activation differs", act.c_str());
 

@@ -57,8 +57,8 @@ namespace {
 // One MLP of width `f` (its biases with `bias`): 2 or 3 weight matrices.
 double mlp_parameters(const ModelConfig& m, double f) {
   const double h = m.hidden;
-  double mlp = (m.mlp == Mlp::swiglu ? 3.0 : 2.0) * h * f;
-  if (m.bias) mlp += (m.mlp == Mlp::swiglu ? 2.0 * f : f) + h;
+  double mlp = (gated(m.mlp) ? 3.0 : 2.0) * h * f;
+  if (m.bias) mlp += (gated(m.mlp) ? 2.0 * f : f) + h;
   return mlp;
 }
 
@@ -114,7 +114,8 @@ ParameterCounts count_parameters(const ModelConfig& m) {
   } else if (m.bias) {
     attention += q + kv + h;
   }
-  c.per_layer = attention + mlp_parameters(m, f) + 2 * norm;
+  const double norms = m.residual == Residual::parallel ? 1 : 2;  // GPT-J's one norm feeds both
+  c.per_layer = attention + mlp_parameters(m, f) + norms * norm;
   c.embedding = static_cast<double>(m.vocab) * h;
   c.position = m.position == PositionEmbedding::learned ? static_cast<double>(m.seq_len) * h : 0.0;
   c.final_norm = norm;
@@ -165,6 +166,31 @@ std::vector<ModelPreset> build_presets() {
     p.push_back({m, "BLOOM 176B", "BigScience 2022, BLOOM: A 176B-Parameter Open-Access "
                                   "Multilingual Language Model, Table 3",
                  176247271424.0});
+  }
+  {
+    // Attention and MLP side by side from two norms of the same input, rotary on a quarter of each
+    // head, untied output embedding.
+    ModelConfig m = gpt_model("gpt-neox-20b", 44, 6144, 64, 50432, 2048);
+    m.residual = Residual::parallel_two_norms;
+    m.position = PositionEmbedding::rope;
+    m.rotary_fraction = 0.25;
+    m.tied_embeddings = false;
+    p.push_back({m, "GPT-NeoX-20B",
+                 "Black et al. 2022, GPT-NeoX-20B: An Open-Source Autoregressive Language Model, arXiv 2204.06745, "
+                 "Table 1 (20,554,567,680 parameters)",
+                 20554567680.0});
+  }
+  {
+    // One norm feeds attention and MLP; rotary on 64 of each head's 256 dimensions.
+    ModelConfig m = gpt_model("gpt-j-6b", 28, 4096, 16, 50400, 2048);
+    m.residual = Residual::parallel;
+    m.position = PositionEmbedding::rope;
+    m.rotary_fraction = 0.25;
+    m.tied_embeddings = false;
+    p.push_back({m, "GPT-J 6B",
+                 "Wang and Komatsuzaki 2021, GPT-J-6B: A 6 Billion Parameter Autoregressive Language Model "
+                 "(github.com/kingoflolz/mesh-transformer-jax: 6,053,381,344 parameters)",
+                 6053381344.0});
   }
   const char* llama2 = "Touvron et al. 2023, Llama 2: Open Foundation and Fine-Tuned Chat Models, "
                        "Table 1; parameter counts of the released checkpoints";
@@ -254,8 +280,8 @@ std::vector<ModelPreset> build_presets() {
                  671e9, 37e9});
   }
   {
-    // GeGLU is a gated MLP of three matrices: the shape of SwiGLU's.
     ModelConfig m = llama_model("gemma-7b", 28, 3072, 16, 16, 24576, 256000, 8192);
+    m.mlp = Mlp::geglu;
     m.head_dim = 256;
     m.tied_embeddings = true;
     p.push_back({m, "Gemma 7B",
@@ -380,6 +406,11 @@ Diagnostics check_model(const ModelConfig& m) {
                                   "must be less than /model/layers (" + std::to_string(m.layers) +
                                       "): a mixture of experts needs at least one MoE layer"));
   }
+  if (m.residual != Residual::sequential && (is_moe(m) || m.mla))
+    e.push_back(make_diagnostic("range", "/model/residual",
+                                std::string("must be \"sequential\" with ") +
+                                    (is_moe(m) ? "/model/moe" : "/model/mla") +
+                                    ": a parallel residual is modelled for dense layers with multi-head or grouped-query attention"));
   return e;
 }
 
