@@ -1,5 +1,6 @@
 // Human-readable summary of one simulation.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -167,6 +168,9 @@ std::string summary(const SimResult& r) {
       }
     }
     add("  (share: of its block's GPU time; rate: FLOPs executed, or bytes moved, per second of it)\n");
+    if (std::any_of(r.operators.begin(), r.operators.end(), [](const OperatorTime& o) { return o.name == "sharded parameter all-gather"; }))
+      add("  (the sharded parameters' gathers and reduce-scatters run on their own stream beside the layers' compute;\n"
+          "   what they add to the iteration is its dp comm (exposed))\n");
     if (any_table)
       add("  ([measured]: timed by the profile's operator table at its shape; [interpolated]: between two measured\n"
           "   shapes; [mixed]: some of its kernels; [modelled]: by the profile's parameters)\n");

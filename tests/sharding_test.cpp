@@ -143,6 +143,35 @@ TEST_CASE("sharding: with prefetch a layer's all-gather starts before the layer 
   CHECK(with.iteration_time_s < without.iteration_time_s);
 }
 
+TEST_CASE("sharding: the operator table lists each layer's gathers and reduce-scatter") {
+  json j = sharded_config(3);
+  j["output"]["operators"] = true;
+  const SimResult r = run(j);
+  const OperatorTime* gather = test::operator_row(r, "layer", "sharded parameter all-gather");
+  const OperatorTime* reduce = test::operator_row(r, "layer", "sharded gradient reduce-scatter");
+  REQUIRE(gather != nullptr);
+  REQUIRE(reduce != nullptr);
+  CHECK(gather->kind == OperatorKind::collective);
+  // Full recomputation with FSDP's defaults: gathered for the forward and again for the backward
+  // (the recomputation runs with the backward's gather), the gradients reduced once.
+  CHECK(gather->kernels == 2);
+  CHECK(gather->forward_s > 0);
+  CHECK(gather->backward_s == doctest::Approx(gather->forward_s).epsilon(1e-12));
+  CHECK(reduce->backward_s > 0);
+  CHECK(reduce->forward_s == 0);
+  // A layer's 16-bit parameters per gather: 12 h^2 + 13 h of a GPT layer.
+  const double h = 2560;
+  CHECK(gather->comm_bytes == doctest::Approx(2 * 2 * (12 * h * h + 13 * h)).epsilon(1e-9));
+  // Listed after the layer's compute operators, before the head's.
+  const auto index = [&](const OperatorTime* o) { return o - r.operators.data(); };
+  CHECK(r.operators[index(gather) - 1].block == "layer");
+  CHECK(index(reduce) == index(gather) + 1);
+  // Without sharded parameters: none.
+  json z1 = sharded_config(1);
+  z1["output"]["operators"] = true;
+  CHECK(test::operator_row(run(z1), "layer", "sharded parameter all-gather") == nullptr);
+}
+
 TEST_CASE("sharding: HSDP with one group is FULL_SHARD, with groups of one plain data parallelism") {
   json full = sharded_config(3), one_group = sharded_config(3), groups_of_one = sharded_config(3);
   one_group["plan"]["shard_group"] = 16;

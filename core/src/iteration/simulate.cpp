@@ -239,6 +239,33 @@ std::vector<OperatorTime> operator_times(const LayerKernels& lk, bool dense_laye
   return out;
 }
 
+// Sharded parameters' collectives of one layer (ZeRO-3 / FSDP), on the communication stream beside
+// the compute: the all-gathers before the forward, the recomputation and the backward, and the
+// gradients' reduce-scatter, inserted after the layer's compute operators.
+void add_shard_operators(std::vector<OperatorTime>& out, const ShardComm& sc, double layer_params, const PlanConfig& p) {
+  const auto last_layer = std::find_if(out.rbegin(), out.rend(), [](const OperatorTime& o) { return o.block == "layer"; });
+  auto at = last_layer == out.rend() ? out.end() : last_layer.base();
+  OperatorTime g;
+  g.block = "layer";
+  g.name = "sharded parameter all-gather";
+  g.kind = OperatorKind::collective;
+  g.forward_s = sc.gather_s;
+  g.recompute_s = sc.recompute_gather_s;
+  g.backward_s = sc.backward_gather_s;
+  const int gathers = 1 + (sc.recompute_gather_s > 0 ? 1 : 0) + (sc.backward_gather_s > 0 ? 1 : 0);
+  g.kernels = gathers;
+  g.comm_bytes = gathers * layer_params * kHalfBytes;
+  OperatorTime rs;
+  rs.block = "layer";
+  rs.name = "sharded gradient reduce-scatter";
+  rs.kind = OperatorKind::collective;
+  rs.backward_s = sc.reduce_s;
+  rs.kernels = 1;
+  rs.comm_bytes = layer_params * (p.precision == Precision::bf16 ? 4.0 : 2.0);
+  at = out.insert(at, g);
+  out.insert(at + 1, rs);
+}
+
 const ShardComm kNoSharding{};
 
 // With sharded parameters, a block gathers its edge unit (embedding, head) when it starts, and its
@@ -848,8 +875,10 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
     r.details.edp = expert_dp(config.model, p);
   }
   note_settings(x.m, p, r);
-  if (config.output.operators)
+  if (config.output.operators) {
     r.operators = operator_times(lk, moe_layers_in(config.model, 0, config.model.layers) < config.model.layers);
+    if (x.shard.on) add_shard_operators(r.operators, x.shard, layer_parameters(x.m, p), p);
+  }
   if (x.groups.tp.nodes > 1)
     r.warnings.push_back({WarningCode::tp_across_nodes, "/plan/tp",
                           "a tensor-parallel group spans " + std::to_string(x.groups.tp.nodes) +
