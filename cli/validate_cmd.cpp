@@ -250,6 +250,7 @@ int run_validate(const Args& args) {
         if (m.zero_stage >= 0) j["zero_stage"] = m.zero_stage;
         if (m.zero_all_reduce) j["zero_all_reduce"] = true;
         if (m.launch_blocking) j["launch_blocking"] = true;
+        if (!m.fused_elementwise) j["fused_elementwise"] = false;
         if (m.has_position) j["position"] = to_string(m.position);
         if (m.shard_group > 0) j["shard_group"] = m.shard_group;
         if (m.ep > 1) j["ep"] = m.ep;
@@ -334,6 +335,7 @@ int run_validate(const Args& args) {
         if (m.zero_stage >= 0) s += " zero" + std::to_string(m.zero_stage);
         if (m.zero_all_reduce) s += " zero-all-reduce";
         if (m.launch_blocking) s += " blocking";
+        if (!m.fused_elementwise) s += " eager";
         if (m.has_position && m.position != PositionEmbedding::learned) s += std::string(" ") + to_string(m.position);
         if (m.shard_group > 0) s += " shard" + std::to_string(m.shard_group);
         if (m.ep > 1) s += " ep" + std::to_string(m.ep);

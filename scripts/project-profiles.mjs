@@ -37,8 +37,11 @@ const RULES =
   'latencies, pipeline-send efficiency and latency, optimizer bytes per parameter and the ' +
   'runtime reserve carried unchanged';
 
+// A ring collective's NCCL kernels hold 16 SMs: two channels for each of the node's eight NICs
+// (the A100 profile's value; NVIDIA/nccl#1453 logs 16 channels on DGX H100 nodes).
 const H100_HARDWARE = {
   board_power_W: 700,
+  collective_sms: 16,
   gpus_per_node: 8,
   hbm_GBps: 3350,
   hbm_GiB: 80,
@@ -86,6 +89,7 @@ export const GPUS = {
     display_name: 'NVIDIA B200 180GB (HGX/DGX B200)',
     hardware: {
       board_power_W: 1000,
+      collective_sms: 16,
       gpus_per_node: 8,
       hbm_GBps: 7700,
       hbm_GiB: 179,

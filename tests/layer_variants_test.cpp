@@ -176,3 +176,41 @@ TEST_CASE("layer variants: what a parallel residual is not modelled with is refu
   REQUIRE_FALSE(u.ok());
   CHECK(names(u.errors(), "/model/residual", "parallel_two_norms"));
 }
+
+TEST_CASE("layer variants: eager element-wise kernels move the bytes of PyTorch's decomposition") {
+  json j = test::small_config();
+  j["model"]["norm"] = "rmsnorm";
+  j["model"]["position"] = "rope";
+  j["model"]["mlp"] = "swiglu";
+  j["model"]["ffn_hidden"] = 5632;
+  j["model"]["bias"] = false;
+  const SimResult fused = with_operators(j);
+  j["plan"]["fused_elementwise"] = false;
+  const SimResult eager = with_operators(j);
+  const auto row = [](const SimResult& r, const char* name) {
+    const OperatorTime* o = test::operator_row(r, "layer", name);
+    REQUIRE(o != nullptr);
+    return *o;
+  };
+  // RMSNorm in fp32: 36 bytes an element forward (the fused kernel's 4), six kernels for one.
+  const OperatorTime nf = row(fused, "input norm"), ne = row(eager, "input norm");
+  CHECK(ne.kernels > nf.kernels);
+  // Forward, recomputation (full) and backward (with the residual stream's add, 6 either way):
+  CHECK(ne.hbm_bytes == doctest::Approx((36.0 + 36 + 66) / (4 + 4 + 14) * nf.hbm_bytes).epsilon(1e-12));
+  CHECK(ne.forward_s == doctest::Approx(9 * nf.forward_s).epsilon(0.01));
+  // Rotary as complex multiplication: 20 bytes an element (4 fused), each way.
+  CHECK(row(eager, "rotary embedding").hbm_bytes == doctest::Approx(5 * row(fused, "rotary embedding").hbm_bytes).epsilon(1e-12));
+  // SwiGLU as silu, then multiply: 10 bytes an element of the width forward (6 fused), 18 backward (10).
+  CHECK(row(eager, "SwiGLU").hbm_bytes == doctest::Approx((10.0 + 10 + 18) / (6 + 6 + 10) * row(fused, "SwiGLU").hbm_bytes).epsilon(1e-12));
+  CHECK(row(eager, "SwiGLU").forward_s == doctest::Approx(10.0 / 6 * row(fused, "SwiGLU").forward_s).epsilon(0.01));
+  // The same GEMMs: the same model FLOPs, a longer iteration.
+  CHECK(eager.model_flops_per_iteration == fused.model_flops_per_iteration);
+  CHECK(row(eager, "q, k, v projection").forward_s == row(fused, "q, k, v projection").forward_s);
+  CHECK(eager.iteration_time_s > fused.iteration_time_s);
+  // LayerNorm is one native kernel either way.
+  json ln = j;
+  ln["model"]["norm"] = "layernorm";
+  json ln_fused = ln;
+  ln_fused["plan"]["fused_elementwise"] = true;
+  CHECK(row(with_operators(ln), "input norm").forward_s == row(with_operators(ln_fused), "input norm").forward_s);
+}

@@ -143,6 +143,43 @@ TEST_CASE("sharding: with prefetch a layer's all-gather starts before the layer 
   CHECK(with.iteration_time_s < without.iteration_time_s);
 }
 
+TEST_CASE("sharding: a collective beside a layer's compute takes its SMs for as long as they overlap") {
+  using detail::ShardTrace;
+  // Two layers of 10 ms, gathers of 4 ms with prefetch, no reduction: layer 0 computes beside the
+  // gather of layer 1 for 4 ms; with a quarter of the SMs held by it, layer 0 loses 1 ms.
+  for (double share : {0.0, 0.25}) {
+    double gpu = 0, comm = 0, lost = 0;
+    ShardTrace t;
+    detail::sharded_layer_schedule(
+        2, 0.004, 0.0, true, comm, [&] { return gpu; }, [&] { return gpu; },
+        [&](double ready) { gpu = std::max(gpu, ready); }, [&](int) { gpu += 0.010; }, &t, share,
+        [&](double s) {
+          gpu += s;
+          lost += s;
+        });
+    CAPTURE(share);
+    CHECK(lost == doctest::Approx(share * 0.004).epsilon(1e-12));
+    CHECK(t.compute_end[0] - t.compute_start[0] == doctest::Approx(0.010 + share * 0.004).epsilon(1e-12));
+    // Layer 1 computes alone: nothing lost.
+    CHECK(t.compute_end[1] - t.compute_start[1] == doctest::Approx(0.010).epsilon(1e-12));
+  }
+  // The whole simulation: NCCL's 16 SMs of the A100's 108 cost the compute time beside the
+  // collectives; with none taken it is faster, and communication that costs nothing takes nothing
+  // either way.
+  const json j = sharded_config(3);
+  CHECK(bundled_profiles().find("a100-sxm4-80gb")->collective_sms == 16);
+  Profile many = *bundled_profiles().find("a100-sxm4-80gb");
+  many.collective_sms = 0;
+  const SimResult taken = run(j), untaken = run(j, &many);
+  CHECK(taken.iteration_time_s > untaken.iteration_time_s);
+  CHECK(taken.iteration_time_s < 1.1 * untaken.iteration_time_s);
+  CHECK(taken.breakdown.forward == untaken.breakdown.forward);  // the loss is the collectives' cost
+  Profile instant = instant_comm_profile();
+  Profile instant_many = instant;
+  instant_many.collective_sms = 0;
+  CHECK(run(j, &instant).iteration_time_s == doctest::Approx(run(j, &instant_many).iteration_time_s).epsilon(1e-12));
+}
+
 TEST_CASE("sharding: the operator table lists each layer's gathers and reduce-scatter") {
   json j = sharded_config(3);
   j["output"]["operators"] = true;

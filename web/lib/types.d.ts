@@ -234,6 +234,8 @@ export interface Plan {
   /** Runs the tensor-parallel input-gradient collective beside the weight-gradient GEMM. */
   tp_async_backward: boolean;
   tp_comm_overlap: boolean;
+  /** Norms, rotary embedding and the gated activation as one fused kernel each; false: eager PyTorch's kernels. */
+  fused_elementwise: boolean;
   /** CUDA_LAUNCH_BLOCKING=1: the host waits for every kernel. */
   launch_blocking: boolean;
   /** Ranks the model states are sharded over (GPUs); 0: all of dp; less: hybrid sharding (HSDP, ZeRO-3). */
@@ -1352,6 +1354,8 @@ export interface Profile {
     hbm_GBps: number;
     /** (count) */
     sm_count: number;
+    /** SMs a ring collective's kernels hold while they run, taken from the compute beside sharded collectives (count). */
+    collective_sms: number;
     /** (W) */
     board_power_W: number;
     /** Per GPU, per direction (GB/s). */

@@ -304,6 +304,9 @@ struct PlanConfig {
   bool tp_comm_overlap = false;        // Transformer Engine's userbuffers: with sequence parallelism, every
                                        // tensor-parallel all-gather and reduce-scatter of a layer runs in
                                        // chunks beside the GEMM it feeds or drains (NeMo's tp_comm_overlap)
+  bool fused_elementwise = true;       // norms, rotary embedding and the gated activation as one fused kernel
+                                       // each; false: eager PyTorch's sequence of kernels, in fp32 where the
+                                       // code casts up (torchtitan without torch.compile, Hugging Face models)
   bool launch_blocking = false;        // CUDA_LAUNCH_BLOCKING=1: the host waits for each kernel to finish
                                        // before it issues the next, so nothing overlaps
   // Sharded data parallelism (zero_stage 3), docs/sharded-data-parallel.md:

@@ -87,6 +87,10 @@ struct Profile {
   double hbm_GiB = 80;               // memory capacity (GiB)
   double hbm_GBps = 2039;            // memory bandwidth (GB/s)
   int sm_count = 108;                // streaming multiprocessors (count)
+  double collective_sms = 16;        // SMs a ring collective's kernels hold while they run (count): a thread
+                                     // block per NCCL channel, two channels for each of a node's eight NICs
+                                     // (NVIDIA/nccl#1453's logs); NCCL's blocks never share an SM with compute
+                                     // (NVIDIA/nccl#689). Taken from the compute beside sharded collectives
   double board_power_W = 400;        // maximum board power (W)
   double intra_node_GBps = 300;      // per-GPU per-direction intra-node bandwidth (GB/s)
   double inter_node_Gbps = 1600;     // per-node network bandwidth, all NICs (Gbit/s)

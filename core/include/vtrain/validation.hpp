@@ -57,6 +57,7 @@ struct MeasuredRun {
   Attention attention = Attention::unfused;  // "attention": flash, unfused or triton
   bool zero_all_reduce = false; // "ZeRO gradient all-reduce": yes where ZeRO-1 all-reduces the gradients whole
   bool launch_blocking = false; // "launch blocking": yes where the run set CUDA_LAUNCH_BLOCKING=1
+  bool fused_elementwise = true; // "fused elementwise": no where norms, rotary and activation ran as eager PyTorch
   bool has_position = false;    // the file has a "position embedding" column
   PositionEmbedding position = PositionEmbedding::learned;  // "position embedding": learned, rope or alibi
   std::string gpu;              // "GPU": the profile the run was measured on; empty: the setup's

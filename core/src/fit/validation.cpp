@@ -149,6 +149,8 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
       choose(r.sequence_parallel, {{"yes", true}, {"no", false}});
     } else if (name == "launch blocking") {
       choose(r.launch_blocking, {{"yes", true}, {"no", false}});
+    } else if (name == "fused elementwise") {
+      choose(r.fused_elementwise, {{"yes", true}, {"no", false}});
     } else if (name == "ZeRO gradient all-reduce") {
       choose(r.zero_all_reduce, {{"yes", true}, {"no", false}});
     } else if (name == "tensor-parallel overlap") {
@@ -228,7 +230,7 @@ const std::vector<std::string>& measurement_setting_columns() {
                                                  "sequence parallelism", "inter-node bandwidth (Gbit/s)",
                                                  "async tensor-parallel backward", "precision",
                                                  "data-parallel overlap", "gradient accumulation fusion",
-                                                 "ZeRO stage", "ZeRO gradient all-reduce", "launch blocking",
+                                                 "ZeRO stage", "ZeRO gradient all-reduce", "launch blocking", "fused elementwise",
                                                  "position embedding", "shard group", "reshard after forward",
                                                  "recompute gather", "attention", "flat ring", "GPU", "model",
                                                  "expert parallelism", "expert tensor parallelism",
@@ -448,6 +450,7 @@ SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
                                                                  : setup.grad_accumulation_fusion;
   p.zero_stage = run.zero_stage >= 0 ? run.zero_stage : 0;
   p.launch_blocking = run.launch_blocking;
+  p.fused_elementwise = run.fused_elementwise;
   p.zero_all_reduce = run.zero_all_reduce;
   p.shard_group = run.shard_group;
   p.ep = run.ep;
@@ -660,7 +663,7 @@ bool fit_parts(const std::vector<std::array<double, 3>>& runs, TimeParts& out) {
 
 std::vector<TimeDecomposition> decompose_times(const ValidationReport& report) {
   // Runs set up alike (the optional columns too) share a group.
-  using Key = std::array<int, 21>;
+  using Key = std::array<int, 22>;
   std::map<Key, std::vector<const ValidationRow*>> groups;
   for (const ValidationRow& row : report.rows) {
     const MeasuredRun& r = row.run;
@@ -670,7 +673,7 @@ std::vector<TimeDecomposition> decompose_times(const ValidationReport& report) {
             r.sequence_parallel ? 1 : 0, static_cast<int>(r.inter_node_Gbps), r.tp_async_backward,
             r.has_precision ? static_cast<int>(r.precision) : -1, r.dp_overlap, r.grad_accumulation_fusion,
             r.zero_stage, r.launch_blocking ? 1 : 0, static_cast<int>(r.position), r.zero_all_reduce ? 1 : 0,
-            r.tp_comm_overlap ? 1 : 0, r.p2p_overlap ? 1 : 0}]
+            r.tp_comm_overlap ? 1 : 0, r.p2p_overlap ? 1 : 0, r.fused_elementwise ? 1 : 0}]
         .push_back(&row);
   }
   std::vector<TimeDecomposition> out;
@@ -726,7 +729,7 @@ bool work_at_least(const RunWork& more, const RunWork& less) {
 
 ContradictionReport find_contradictions(const ValidationReport& report, const ValidationSetup& setup) {
   // Runs alike: the same plan and settings, so that only the model's shape and the micro-batch differ.
-  using Key = std::array<long long, 20>;
+  using Key = std::array<long long, 21>;
   std::map<Key, std::vector<size_t>> alike;
   std::vector<RunWork> work(report.rows.size());
   for (size_t i = 0; i < report.rows.size(); ++i) {
@@ -741,7 +744,7 @@ ContradictionReport find_contradictions(const ValidationReport& report, const Va
            p.tp_async_backward ? 1 : 0, static_cast<long long>(c.cluster.inter_node_Gbps * 1000),
            c.cluster.gpus_per_node, p.dp_overlap ? 1 : 0, p.grad_accumulation_fusion ? 1 : 0, p.zero_stage,
            p.launch_blocking ? 1 : 0, static_cast<long long>(c.model.position), p.zero_all_reduce ? 1 : 0,
-           p.tp_comm_overlap ? 1 : 0, p.p2p_overlap ? 1 : 0}]
+           p.tp_comm_overlap ? 1 : 0, p.p2p_overlap ? 1 : 0, p.fused_elementwise ? 1 : 0}]
         .push_back(i);
   }
   struct Found {

@@ -86,6 +86,7 @@ Outcome<Profile> parse_profile(const json& j) {
     r.read("hbm_GiB", p.hbm_GiB, 0.0, 1e6, true);
     r.read("hbm_GBps", p.hbm_GBps, 0.0, 1e7, true);
     r.read("sm_count", p.sm_count, 1, 100000);
+    r.read("collective_sms", p.collective_sms, 0.0, 100000.0);
     r.read("board_power_W", p.board_power_W, 0.0, 1e6);
     r.read("intra_node_GBps", p.intra_node_GBps, 0.0, 1e6, true);
     r.read("inter_node_Gbps", p.inter_node_Gbps, 0.0, 1e8, true);
@@ -245,6 +246,7 @@ json to_json(const Profile& p) {
         {"hbm_GiB", p.hbm_GiB},
         {"hbm_GBps", p.hbm_GBps},
         {"sm_count", p.sm_count},
+        {"collective_sms", p.collective_sms},
         {"board_power_W", p.board_power_W},
         {"intra_node_GBps", p.intra_node_GBps},
         {"inter_node_Gbps", p.inter_node_Gbps},

@@ -30,6 +30,8 @@ struct Shape {
   double grad_bytes;        // bytes per element of the gradient buffers
   bool sp, bias, swiglu, rope, alibi, flash, gqa, fused_accumulation;
   bool geglu = false;       // the gated MLP's activation is GeLU (GeGLU) rather than SiLU
+  bool eager = false;       // element-wise operators as eager PyTorch's kernels (plan.fused_elementwise false)
+  bool eager_norm = false;  // and the norm an RMSNorm among them
   double rope_frac = 1.0;   // share of each head's width the rotary embedding turns
   bool parallel = false;    // attention and MLP side by side (Residual::parallel*)
   bool two_norms = false;   // each with its own norm (GPT-NeoX)
@@ -119,6 +121,67 @@ double context_width(const Shape& x) { return x.heads_t * x.dv; }
 double rotary_bytes(const Shape& x) {
   const double whole = 2.0 * E * x.T * (x.heads_t + x.kv_t) * x.dqk;
   return whole * (x.rope_frac + (x.rope_frac < 1.0 ? 1.0 : 0.0));
+}
+
+// Without fused element-wise kernels (plan.fused_elementwise false: eager PyTorch, as torchtitan
+// without torch.compile and Hugging Face's model code run them) an operator is the sequence of
+// kernels its Python code launches, each reading and writing its tensors whole, in fp32 where the
+// code casts up. Bytes per element of each kernel:
+// - RMSNorm, x * rsqrt(mean(x^2) + eps) in fp32, cast back, times the weight: cast up (2 + 4),
+//   square (4 + 4), mean (4), scale (4 + 4), cast down (4 + 2), weight (2 + 2); its autograd
+//   backward: weight (2 + 2) and its gradient (2 + 2), cast (2 + 4), scale (4 + 4) and its
+//   reduction (4 + 4), square and mean (4 + 4 + 4), the two paths added (4 + 4 + 4), cast (4 + 2).
+//   (LayerNorm is one native kernel either way.)
+// - Rotary embedding as complex multiplication: cast up (2 + 4), multiply (4 + 4), cast down
+//   (4 + 2); the backward the same three.
+// - SwiGLU, silu(a) * b: silu (2 + 2), multiply (2 + 2 + 2); backward: the two products' gradients
+//   (2 + 2 + 2 each) and silu's (2 + 2 + 2).
+constexpr double kEagerRmsNormFwd[] = {6, 8, 4, 8, 6, 4};
+constexpr double kEagerRmsNormBwd[] = {4, 4, 6, 8, 8, 12, 12, 6};
+constexpr double kEagerRotary[] = {6, 8, 6};
+constexpr double kEagerSwigluFwd[] = {4, 6};
+constexpr double kEagerSwigluBwd[] = {6, 6, 6};
+
+const char* activation_op(const Shape& x) {
+  if (x.swiglu) return x.geglu ? "GeGLU" : "SwiGLU";
+  return x.bias ? "bias and GeLU" : "GeLU";
+}
+
+void norm_fwd(std::vector<Kernel>& v, const Shape& x, Part part, const char* op) {
+  const double n = x.Tn * x.h;
+  if (!x.eager_norm) {
+    v.push_back(mem(part, op, 2.0 * E * n));
+    return;
+  }
+  for (double b : kEagerRmsNormFwd) v.push_back(mem(part, op, b * n));
+}
+
+void rotary(std::vector<Kernel>& v, const Shape& x, Part part) {
+  if (!x.eager) {
+    v.push_back(mem(part, "rotary embedding", rotary_bytes(x)));
+    return;
+  }
+  // rotary_bytes is 2 bytes read and written an element of the fused kernel's work
+  const double elements = rotary_bytes(x) / (2.0 * E);
+  for (double b : kEagerRotary) v.push_back(mem(part, "rotary embedding", b * elements));
+}
+
+void activation_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
+  const double n = x.T * x.f_t;
+  if (!x.eager || !x.swiglu) {
+    v.push_back(mem(part, activation_op(x), (x.swiglu ? 3.0 : 2.0) * E * n));
+    return;
+  }
+  for (double b : kEagerSwigluFwd) v.push_back(mem(part, activation_op(x), b * n));
+}
+
+void activation_bwd(std::vector<Kernel>& v, const Shape& x) {
+  const double n = x.T * x.f_t;
+  if (!x.eager || !x.swiglu) {
+    v.push_back(mem(Part::backward, activation_op(x), (x.swiglu ? 5.0 : 3.0) * E * n));
+    return;
+  }
+  for (double b : kEagerSwigluBwd) v.push_back(mem(Part::backward, activation_op(x), b * n));
 }
 
 // Transformer Engine's FP8 recipe around one GEMM operand of `elements`, with per-tensor scales
@@ -363,10 +426,6 @@ void attention_core_bwd(std::vector<Kernel>& v, const Shape& x) {
 double residual_fwd_bytes(const Shape& x) { return (3.0 * E + (x.bias ? 1.0 : 0.0)) * x.Tn * x.h; }
 const char* residual_op(const Shape& x) { return x.bias ? "bias, dropout and residual add" : "residual add"; }
 const char* mlp_up_op(const Shape& x) { return x.swiglu ? "MLP gate and up projections" : "MLP up projection"; }
-const char* activation_op(const Shape& x) {
-  if (x.swiglu) return x.geglu ? "GeGLU" : "SwiGLU";
-  return x.bias ? "bias and GeLU" : "GeLU";
-}
 
 // A grouped GEMM of the local experts: `batch` GEMMs of `rows` tokens each (the busiest rank's),
 // its model FLOPs those of the mean load.
@@ -422,7 +481,7 @@ void attention_in_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
   if (!x.mla) {
     column_parallel_fwd(v, x, part, "q, k, v projection", qkv_width(x));  // fused q, k, v projection
     if (x.bias) v.push_back(mem(part, "q, k, v projection", 2.0 * E * x.T * qkv_width(x)));  // its bias
-    if (x.rope) v.push_back(mem(part, "rotary embedding", rotary_bytes(x)));
+    if (x.rope) rotary(v, x, part);
     return;
   }
   const double q_width = x.heads_t * (x.nope + x.rope_d), kv_up = x.heads_t * (x.nope + x.dv);
@@ -457,14 +516,14 @@ void attention_in_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
 void parallel_layer_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
   const double hq = context_width(x);
   const double mlp_out = x.swiglu ? 2.0 * x.f_t : x.f_t;
-  v.push_back(mem(part, "input norm", 2.0 * E * x.Tn * x.h));
-  if (x.two_norms) v.push_back(mem(part, "post-attention norm", 2.0 * E * x.Tn * x.h));
+  norm_fwd(v, x, part, "input norm");
+  if (x.two_norms) norm_fwd(v, x, part, "post-attention norm");
   attention_in_fwd(v, x, part);
   attention_core_fwd(v, x, part);
   linear_fwd(v, x, part, "attention output projection", x.T, x.h, hq);
   if (x.two_norms) region_entry_fwd(v, x);
   linear_fwd(v, x, part, mlp_up_op(x), x.T, mlp_out, x.h);
-  v.push_back(mem(part, activation_op(x), (x.swiglu ? 3.0 : 2.0) * E * x.T * x.f_t));
+  activation_fwd(v, x, part);
   linear_fwd(v, x, part, "MLP down projection", x.T, x.h, x.f_t);
   v.push_back(mem(part, "parallel residual sum", 3.0 * E * x.T * x.h));  // attention + MLP partials
   region_exit_fwd(v, x);
@@ -478,18 +537,18 @@ void layer_fwd(std::vector<Kernel>& v, const Shape& x, Part part, bool moe = fal
   }
   const double hq = context_width(x);
   const double mlp_out = x.swiglu ? 2.0 * x.f_t : x.f_t;
-  v.push_back(mem(part, "input norm", 2.0 * E * x.Tn * x.h));  // input norm
+  norm_fwd(v, x, part, "input norm");
   attention_in_fwd(v, x, part);
   attention_core_fwd(v, x, part);
   linear_fwd(v, x, part, "attention output projection", x.T, x.h, hq);  // attention output projection
   row_parallel_exit_fwd(v, x, kUbAttnOutSms);
   v.push_back(mem(part, residual_op(x), residual_fwd_bytes(x)));
-  v.push_back(mem(part, "post-attention norm", 2.0 * E * x.Tn * x.h));  // post-attention norm
+  norm_fwd(v, x, part, "post-attention norm");
   if (moe) {
     moe_fwd(v, x, part);
   } else {
     column_parallel_fwd(v, x, part, mlp_up_op(x), mlp_out);  // MLP up (and gate)
-    v.push_back(mem(part, activation_op(x), (x.swiglu ? 3.0 : 2.0) * E * x.T * x.f_t));  // (bias +) activation
+    activation_fwd(v, x, part);
     linear_fwd(v, x, part, "MLP down projection", x.T, x.h, x.f_t);  // MLP down
     row_parallel_exit_fwd(v, x, kUbMlpDownSms);
   }
@@ -560,8 +619,12 @@ void column_parallel_bwd(std::vector<Kernel>& v, const Shape& x, const char* op,
 // Norm backward: input gradient, parameter gradient partials and their reduction, plus the
 // residual stream's gradient add.
 void norm_bwd(std::vector<Kernel>& v, const Shape& x, const char* op) {
-  v.push_back(mem(Part::backward, op, 3.0 * E * x.Tn * x.h));
-  v.push_back(mem(Part::backward, op, E * x.Tn * x.h));
+  if (x.eager_norm) {
+    for (double b : kEagerRmsNormBwd) v.push_back(mem(Part::backward, op, b * x.Tn * x.h));
+  } else {
+    v.push_back(mem(Part::backward, op, 3.0 * E * x.Tn * x.h));
+    v.push_back(mem(Part::backward, op, E * x.Tn * x.h));
+  }
   accumulate(v, x, (x.bias ? 2.0 : 1.0) * x.h);
   v.push_back(mem(Part::backward, op, 3.0 * E * x.Tn * x.h));
 }
@@ -613,7 +676,7 @@ void moe_bwd(std::vector<Kernel>& v, const Shape& x) {
 
 void attention_in_bwd(std::vector<Kernel>& v, const Shape& x) {
   if (!x.mla) {
-    if (x.rope) v.push_back(mem(Part::backward, "rotary embedding", rotary_bytes(x)));
+    if (x.rope) rotary(v, x, Part::backward);
     column_parallel_bwd(v, x, "q, k, v projection", x.T, qkv_width(x), x.h, x.bias, kUbQkvDgradSms, kUbQkvWgradSms);
     return;
   }
@@ -652,7 +715,7 @@ void parallel_layer_bwd(std::vector<Kernel>& v, const Shape& x) {
   v.push_back(mem(Part::backward, residual_op(x), (2.0 * E + (x.bias ? 1.0 : 0.0)) * x.Tn * x.h));  // dropout
   region_exit_bwd(v, x);
   linear_bwd(v, x, "MLP down projection", x.T, x.h, x.f_t, x.bias, x.fp8);
-  v.push_back(mem(Part::backward, activation_op(x), (x.swiglu ? 5.0 : 3.0) * E * x.T * x.f_t));
+  activation_bwd(v, x);
   column_parallel_bwd(v, x, mlp_up_op(x), x.T, mlp_out, x.h, x.bias, kUbMlpDgradSms, kUbMlpWgradSms);
   if (x.two_norms) norm_bwd(v, x, "post-attention norm");
   linear_bwd(v, x, "attention output projection", x.T, x.h, hq, x.bias, x.fp8);
@@ -674,7 +737,7 @@ void layer_bwd(std::vector<Kernel>& v, const Shape& x, bool moe = false) {
     moe_bwd(v, x);
   } else {
     row_parallel_bwd(v, x, "MLP down projection", x.T, x.h, x.f_t, x.bias);  // its bias lives in the fused add
-    v.push_back(mem(Part::backward, activation_op(x), (x.swiglu ? 5.0 : 3.0) * E * x.T * x.f_t));  // activation
+    activation_bwd(v, x);
     column_parallel_bwd(v, x, mlp_up_op(x), x.T, mlp_out, x.h, x.bias, kUbMlpDgradSms, kUbMlpWgradSms);
   }
   norm_bwd(v, x, "post-attention norm");
@@ -716,6 +779,8 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
   x.geglu = m.mlp == Mlp::geglu;
   x.rope = m.position == PositionEmbedding::rope;
   x.rope_frac = m.rotary_fraction;
+  x.eager = !p.fused_elementwise;
+  x.eager_norm = x.eager && m.norm == Norm::rmsnorm;
   x.parallel = m.residual != Residual::sequential;
   x.two_norms = m.residual == Residual::parallel_two_norms;
   x.alibi = m.position == PositionEmbedding::alibi;
@@ -780,7 +845,7 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
   accumulate(lk.embed_bwd, x, x.vocab_t * x.h);
 
   // Head: final norm, logits against the (padded, vocabulary-parallel) output matrix, loss.
-  lk.head_fwd.push_back(mem(Part::forward, "final norm", 2.0 * E * x.Tn * x.h));
+  norm_fwd(lk.head_fwd, x, Part::forward, "final norm");
   region_entry_fwd(lk.head_fwd, x);
   lk.head_fwd.push_back(gemm(Part::forward, "logits projection", x.T, x.vocab_t, x.h));
   // Megatron's vocabulary-parallel cross-entropy over the local shard, one pass per step in fp32:

@@ -57,6 +57,9 @@ ShardComm shard_comm(const ModelConfig& m, const PlanConfig& p, const Profile& p
   sc.backward_gather_s = p.reshard_after_forward ? sc.gather_s : 0.0;
   sc.recompute_gather_s = p.recompute_gather && p.reshard_after_forward && p.recompute != Recompute::none ? sc.gather_s : 0.0;
   sc.reduce_s = reduce(layer);
+  // NCCL runs a ring collective on a thread block per channel, each on an SM of its own
+  // (Profile::collective_sms): the compute beside it has the rest.
+  if (shard_group.size > 1 && prof.sm_count > 0) sc.sm_share = std::min(1.0, prof.collective_sms / prof.sm_count);
   // The edge unit of a block: the first stage's embedding, the last stage's head and final norm.
   const ParameterCounts c = count_parameters(m);
   const double vocab_rows = static_cast<double>(padded_vocab(m, p.tp)) / p.tp;

@@ -29,6 +29,7 @@ struct ShardComm {
   double reduce_s = 0;         // its gradients' reduce-scatter (and HSDP's all-reduce of the shard)
   double edge_gather_s[2][2] = {};  // [first][last]: the embedding and head unit, gathered at the
   double edge_reduce_s[2][2] = {};  // forward's start and reduced at the backward's end
+  double sm_share = 0;         // share of the GPU's SMs the collectives' kernels hold while they run
 };
 
 ShardComm shard_comm(const ModelConfig& m, const PlanConfig& p, const Profile& prof, const Fabric& fabric,
@@ -53,12 +54,29 @@ struct ShardTrace {
 // layer whose gather is late waits for it. `comm` is when the communication stream is free, kept
 // up to date; now() is when the compute stream could start the next kernel, done() when its last
 // kernel ends, wait(t) holds it until t, and run(r) issues layer r's kernels.
-template <class Now, class Done, class Wait, class Run>
+// While a collective runs beside a layer's compute, its kernels hold `sm_share` of the GPU's SMs
+// (NCCL's thread blocks never share an SM with compute kernels): the compute loses that share of
+// its speed for as long as they overlap, and slow(s) lengthens the compute stream by the s lost.
+template <class Now, class Done, class Wait, class Run, class Slow = void (*)(double)>
 void sharded_layer_schedule(int layers, double gather_s, double reduce_s, bool prefetch, double& comm, Now now,
-                            Done done, Wait wait, Run run, ShardTrace* trace = nullptr) {
+                            Done done, Wait wait, Run run, ShardTrace* trace = nullptr, double sm_share = 0,
+                            Slow slow = nullptr) {
+  double seg_start[4] = {}, seg_end[4] = {};  // the stream's latest collectives (a ring of 4)
+  int segs = 0;
+  const auto busy = [&](double s, double e) {
+    seg_start[segs % 4] = s;
+    seg_end[segs % 4] = e;
+    ++segs;
+  };
+  const auto overlap = [&](double a, double b) {
+    double o = 0;
+    for (int i = std::max(0, segs - 4); i < segs; ++i) o += std::max(0.0, std::min(b, seg_end[i % 4]) - std::max(a, seg_start[i % 4]));
+    return o;
+  };
   const auto gather = [&](double from) {
     const double start = std::max(comm, from);
     comm = start + gather_s;
+    busy(start, comm);
     if (trace) {
       trace->gather_start.push_back(start);
       trace->gather_end.push_back(comm);
@@ -72,11 +90,19 @@ void sharded_layer_schedule(int layers, double gather_s, double reduce_s, bool p
     const bool more = r + 1 < layers;
     if (more && prefetch) gathered = gather(start);
     run(r);
+    if (sm_share > 0) {
+      const double lost = sm_share * overlap(start, done());
+      if (lost > 0) slow(lost);
+    }
     if (trace) {
       trace->compute_start.push_back(start);
       trace->compute_end.push_back(done());
     }
-    if (reduce_s > 0) comm = std::max(comm, done()) + reduce_s;
+    if (reduce_s > 0) {
+      const double from = std::max(comm, done());
+      comm = from + reduce_s;
+      busy(from, comm);
+    }
     if (more && !prefetch) gathered = gather(done());
   }
 }

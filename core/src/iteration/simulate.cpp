@@ -141,6 +141,11 @@ void issue_sharded_layers(HostGpu& st, const std::vector<Kernel>& a, const std::
         if (!a.empty()) st.host += cost.layer_s * static_cast<double>(a.size()) / layer_kernels;
         issue(st, a, cost.forward_s, cost);
         issue(st, b, cost.backward_s, cost);
+      },
+      nullptr, sc.sm_share,
+      [&](double lost) {  // the compute slowed by the collectives beside it: their cost to it
+        st.gpu += lost;
+        st.acc.dp_comm += lost;
       });
 }
 

@@ -117,6 +117,7 @@ void plan_fields(V& v, P& p) {
   v.field("grad_accumulation_fusion", p.grad_accumulation_fusion);
   v.field("tp_async_backward", p.tp_async_backward);
   v.field("tp_comm_overlap", p.tp_comm_overlap);
+  v.field("fused_elementwise", p.fused_elementwise);
   v.field("launch_blocking", p.launch_blocking);
   v.field("shard_group", p.shard_group, IntBounds{0, limits::dp});
   v.field("shard_prefetch", p.shard_prefetch);
