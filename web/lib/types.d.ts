@@ -956,8 +956,8 @@ export interface OptimalResult {
 /** How the readers take one field: its JSON type, default and bounds. */
 export interface SchemaField {
   type?: 'integer' | 'number' | 'boolean' | 'string' | 'array';
-  /** The value a field left out takes. */
-  default?: number | boolean | string;
+  /** The value a field left out takes (an ordered array: its sequence, empty by default). */
+  default?: number | boolean | string | number[];
   /** What a field left out takes, where that depends on other fields. */
   default_rule?: string;
   minimum?: number;
