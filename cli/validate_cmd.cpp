@@ -251,6 +251,9 @@ int run_validate(const Args& args) {
         if (m.zero_all_reduce) j["zero_all_reduce"] = true;
         if (m.launch_blocking) j["launch_blocking"] = true;
         if (!m.fused_elementwise) j["fused_elementwise"] = false;
+        if (m.embedding_as_layer) j["embedding_as_layer"] = true;
+        if (m.head_as_layer) j["head_as_layer"] = true;
+        if (m.held_out) j["held_out"] = true;
         if (m.has_position) j["position"] = to_string(m.position);
         if (m.shard_group > 0) j["shard_group"] = m.shard_group;
         if (m.ep > 1) j["ep"] = m.ep;
@@ -332,6 +335,9 @@ int run_validate(const Args& args) {
         if (m.has_precision) s += std::string(" ") + to_string(m.precision);
         if (m.virtual_stages > 1) s += " v" + std::to_string(m.virtual_stages);
         if (m.cp > 1) s += " cp" + std::to_string(m.cp);
+        if (m.embedding_as_layer) s += " emb-slot";
+        if (m.head_as_layer) s += " head-slot";
+        if (m.held_out) s += " held-out";
         if (m.zero_stage >= 0) s += " zero" + std::to_string(m.zero_stage);
         if (m.zero_all_reduce) s += " zero-all-reduce";
         if (m.launch_blocking) s += " blocking";

@@ -217,6 +217,8 @@ export interface Plan {
   /** Transformer layers of each pipeline stage, first to last (pp counts summing to the layers);
    * empty: the even split pp gives. */
   stage_layers: number[];
+  embedding_as_layer: boolean;
+  head_as_layer: boolean;
   /** 0: replicated optimizer states; 1: sharded across data-parallel ranks (ZeRO-1); 2: gradients too
    * (ZeRO-2); 3: parameters too, gathered layer by layer (ZeRO-3, FSDP FULL_SHARD). */
   zero_stage: 0 | 1 | 2 | 3;

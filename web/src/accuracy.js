@@ -11,7 +11,7 @@ const span = (a) => {
 };
 
 /**
- * "Mean error 2.9 % on published Megatron-LM runs, 11.5 % on DeepSpeed, 2.7 % on
+ * "Mean error 2.9 % on published Megatron-LM runs, 11.6 % on DeepSpeed, 2.7 % on
  * Megatron-DeepSpeed": every set of runs the result's record (accuracy, accuracy_also) names.
  */
 export function accuracyShort(r) {

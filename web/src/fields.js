@@ -15,7 +15,7 @@ const SHORT = {
   '/model/ffn_hidden': 'FFN hidden size', '/model/seq_len': 'sequence length', '/model/vocab': 'vocabulary',
   '/cluster/num_gpus': 'GPUs', '/cluster/gpus_per_node': 'GPUs per node', '/plan/tp': 'tp', '/plan/pp': 'pp',
   '/plan/dp': 'dp', '/plan/cp': 'cp', '/plan/micro_batch': 'micro-batch', '/plan/global_batch': 'global batch',
-  '/plan/virtual_stages': 'virtual stages', '/plan/stage_layers': 'layers of each stage', '/training/tokens': 'training tokens',
+  '/plan/virtual_stages': 'virtual stages', '/plan/stage_layers': 'layers of each stage', '/plan/embedding_as_layer': 'embedding counted as a layer', '/plan/head_as_layer': 'head counted as a layer', '/training/tokens': 'training tokens',
 };
 
 export const SECTIONS = [
@@ -59,6 +59,8 @@ export const FIELDS = [
   { section: 'plan', key: 'pp', term: 'pp', label: 'Pipeline parallel (pp)', kind: 'int' },
   { section: 'plan', key: 'dp', term: 'dp', label: 'Data parallel (dp)', kind: 'int' },
   { section: 'plan', key: 'cp', label: 'Context parallel (cp)', kind: 'int', advanced: true, help: 'each sequence split over cp GPUs (long sequences); GPUs = tp × cp × pp × dp' },
+  { section: 'plan', key: 'embedding_as_layer', label: 'Embedding counted as a layer', kind: 'bool', advanced: true, help: 'the pipeline split gives the embedding a layer\'s place: the first stage holds one layer fewer (Megatron-Core\'s account_for_embedding_in_pipeline_split, DeepSpeed\'s type:transformer|embedding)' },
+  { section: 'plan', key: 'head_as_layer', label: 'Head counted as a layer', kind: 'bool', advanced: true, help: 'the same for the output layer and loss: the last stage holds one layer fewer' },
   { section: 'plan', key: 'stage_layers', wide: true, label: 'Layers of each stage', kind: 'list', optional: true, advanced: true, help: 'first to last, e.g. 14, 16, 16, 18 (an end stage may hold 0); empty: as even as the layers allow' },
   { section: 'plan', key: 'micro_batch', term: 'micro_batch', label: 'Micro-batch', kind: 'int', unit: 'sequences' },
   { section: 'plan', key: 'global_batch', term: 'global_batch', label: 'Global batch', kind: 'int', unit: 'sequences' },

@@ -287,6 +287,11 @@ struct PlanConfig {
                                        // entries summing to the layers; the first and last may be 0, a
                                        // stage of only the embedding or only the head). Empty: as even as
                                        // the layers allow, the first layers % pp stages one more
+  bool embedding_as_layer = false;     // the pipeline split counts the embedding as one layer (Megatron-Core's
+                                       // account_for_embedding_in_pipeline_split; DeepSpeed's partition that
+                                       // counts embeddings): the first model chunk holds one layer fewer
+  bool head_as_layer = false;          // the same for the output layer and loss (account_for_loss_in_pipeline_split):
+                                       // the last model chunk holds one layer fewer
   int zero_stage = 0;                  // 0: replicated optimizer; 1: optimizer states sharded over dp;
                                        // 2: gradients too (reduce-scatter); 3: parameters too (FSDP
                                        // FULL_SHARD: each layer all-gathered before its forward and backward)
@@ -384,6 +389,11 @@ long long plan_gpus(const PlanConfig& p);
 // Whether the model has expert layers, and the plan's expert tensor-parallel degree (etp, or tp).
 inline bool is_moe(const ModelConfig& m) { return m.moe.experts > 0; }
 inline int expert_tp(const PlanConfig& p) { return p.etp > 0 ? p.etp : p.tp; }
+// The places the pipeline split divides: the transformer layers, plus the embedding and the head
+// where the plan counts them as layers.
+inline int pipeline_slots(const ModelConfig& m, const PlanConfig& p) {
+  return m.layers + (p.embedding_as_layer ? 1 : 0) + (p.head_as_layer ? 1 : 0);
+}
 
 // Serializes a config with every field explicit (the form a saved link reproduces).
 nlohmann::json to_json(const SimConfig& c);

@@ -20,7 +20,7 @@ namespace vtrain {
 // stays as projected: a few published throughputs cannot separate host costs or latencies.
 const std::vector<FitParameter>& gpu_fit_parameters();
 
-// The published runs measured on `gpu`, one set per precision ("published-fp8", "published-bf16",
+// The published runs measured on `gpu` (less those marked "held out"), one set per precision ("published-fp8", "published-bf16",
 // ...), and the files they come from (repository paths).
 struct GpuMeasurements {
   std::vector<MeasurementSet> sets;

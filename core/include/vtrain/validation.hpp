@@ -58,6 +58,10 @@ struct MeasuredRun {
   bool zero_all_reduce = false; // "ZeRO gradient all-reduce": yes where ZeRO-1 all-reduces the gradients whole
   bool launch_blocking = false; // "launch blocking": yes where the run set CUDA_LAUNCH_BLOCKING=1
   bool fused_elementwise = true; // "fused elementwise": no where norms, rotary and activation ran as eager PyTorch
+  bool embedding_as_layer = false; // "embedding as layer": yes where the pipeline split counted the embedding as a layer
+  bool head_as_layer = false;      // "head as layer": yes where it counted the output layer and loss as one
+  bool held_out = false;           // "held out": yes for a published run no calibration may fit (`vtrain calibrate --gpu`
+                                   // skips it), kept to check the fitted profile
   bool has_position = false;    // the file has a "position embedding" column
   PositionEmbedding position = PositionEmbedding::learned;  // "position embedding": learned, rope or alibi
   std::string gpu;              // "GPU": the profile the run was measured on; empty: the setup's

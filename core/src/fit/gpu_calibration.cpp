@@ -37,7 +37,7 @@ Outcome<GpuMeasurements> published_runs_of(const std::string& gpu) {
     }
     bool used = false;
     for (const MeasuredRun& r : parsed.value()) {
-      if (r.gpu != gpu || r.layer_time) continue;
+      if (r.gpu != gpu || r.layer_time || r.held_out) continue;  // held-out runs only check the fit
       const std::string name = std::string("published-") + (r.has_precision ? to_string(r.precision) : "fp16");
       auto it = set_of.find(name);
       if (it == set_of.end()) {

@@ -157,6 +157,12 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
       choose(r.tp_comm_overlap, {{"yes", true}, {"no", false}});
     } else if (name == "pipeline send overlap") {
       choose(r.p2p_overlap, {{"yes", true}, {"no", false}});
+    } else if (name == "embedding as layer") {
+      choose(r.embedding_as_layer, {{"yes", true}, {"no", false}});
+    } else if (name == "head as layer") {
+      choose(r.head_as_layer, {{"yes", true}, {"no", false}});
+    } else if (name == "held out") {
+      choose(r.held_out, {{"yes", true}, {"no", false}});
     } else if (name == "data-parallel overlap") {
       choose(r.dp_overlap, {{"yes", 1}, {"no", 0}});
     } else if (name == "gradient accumulation fusion") {
@@ -236,7 +242,7 @@ const std::vector<std::string>& measurement_setting_columns() {
                                                  "expert parallelism", "expert tensor parallelism",
                                                  "capacity factor", "gradient reduction in fp32",
                                                  "context parallelism", "tensor-parallel overlap",
-                                                 "pipeline send overlap"};
+                                                 "pipeline send overlap", "embedding as layer", "head as layer", "held out"};
   return names;
 }
 
@@ -451,6 +457,8 @@ SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
   p.zero_stage = run.zero_stage >= 0 ? run.zero_stage : 0;
   p.launch_blocking = run.launch_blocking;
   p.fused_elementwise = run.fused_elementwise;
+  p.embedding_as_layer = run.embedding_as_layer;
+  p.head_as_layer = run.head_as_layer;
   p.zero_all_reduce = run.zero_all_reduce;
   p.shard_group = run.shard_group;
   p.ep = run.ep;

@@ -23,10 +23,20 @@ double in_flight(int stage, const PlanConfig& p, int m) {
 }
 }  // namespace
 
+int chunk_layers(const ModelConfig& m, const PlanConfig& p, int stage, int chunk) {
+  if (!p.stage_layers.empty()) return p.stage_layers[static_cast<size_t>(stage)];
+  const int slots = pipeline_slots(m, p), chunks = p.pp * p.virtual_stages, idx = chunk * p.pp + stage;
+  int n = p.virtual_stages == 1 ? slots / p.pp + (stage < slots % p.pp ? 1 : 0) : slots / chunks;
+  if (idx == 0 && p.embedding_as_layer) --n;
+  if (idx == chunks - 1 && p.head_as_layer) --n;
+  return n;
+}
+
 int stage_layers(const ModelConfig& m, const PlanConfig& p, int stage) {
   if (!p.stage_layers.empty()) return p.stage_layers[static_cast<size_t>(stage)];
-  const int chunks = p.pp * p.virtual_stages;
-  return m.layers / chunks + (p.virtual_stages == 1 && stage < m.layers % p.pp ? 1 : 0);
+  int n = 0;
+  for (int c = 0; c < p.virtual_stages; ++c) n += chunk_layers(m, p, stage, c);
+  return n;
 }
 
 int chunk_first_layer(const ModelConfig& m, const PlanConfig& p, int stage, int chunk) {
@@ -35,12 +45,15 @@ int chunk_first_layer(const ModelConfig& m, const PlanConfig& p, int stage, int 
     for (int s = 0; s < stage; ++s) first += p.stage_layers[static_cast<size_t>(s)];
     return first;
   }
-  if (p.virtual_stages == 1) return stage * (m.layers / p.pp) + std::min(stage, m.layers % p.pp);
-  return (chunk * p.pp + stage) * (m.layers / (p.pp * p.virtual_stages));
+  // The slots of the model chunks before this one, less the embedding's where it takes one.
+  const int slots = pipeline_slots(m, p), idx = chunk * p.pp + stage;
+  const int before = p.virtual_stages == 1 ? stage * (slots / p.pp) + std::min(stage, slots % p.pp)
+                                           : idx * (slots / (p.pp * p.virtual_stages));
+  return before - (idx > 0 && p.embedding_as_layer ? 1 : 0);
 }
 
 int chunk_moe_layers(const ModelConfig& m, const PlanConfig& p, int stage, int chunk) {
-  return moe_layers_in(m, chunk_first_layer(m, p, stage, chunk), stage_layers(m, p, stage));
+  return moe_layers_in(m, chunk_first_layer(m, p, stage, chunk), chunk_layers(m, p, stage, chunk));
 }
 
 int stage_moe_layers(const ModelConfig& m, const PlanConfig& p, int stage) {
@@ -70,7 +83,7 @@ std::vector<double> stage_local_parameters(const ModelConfig& m, const PlanConfi
   std::vector<double> out(p.pp);
   if (!is_moe(m)) {
     for (int s = 0; s < p.pp; ++s)
-      out[s] = static_cast<double>(stage_layers(m, p, s)) * p.virtual_stages * c.per_layer / t;
+      out[s] = static_cast<double>(stage_layers(m, p, s)) * c.per_layer / t;
   } else {
     // A MoE layer: attention, norms and shared experts split over tp; the router whole on every
     // rank; experts / ep routed experts, each split over etp.
@@ -78,7 +91,7 @@ std::vector<double> stage_local_parameters(const ModelConfig& m, const PlanConfi
     const std::vector<double> experts = stage_expert_parameters(m, p);
     for (int s = 0; s < p.pp; ++s) {
       const int moe = stage_moe_layers(m, p, s);
-      const int dense = stage_layers(m, p, s) * p.virtual_stages - moe;
+      const int dense = stage_layers(m, p, s) - moe;
       out[s] = dense * c.per_layer / t + moe * (others / t + c.router) + experts[s];
     }
   }
@@ -133,9 +146,9 @@ double stage_linear_weights(const ModelConfig& m, const PlanConfig& p, int stage
   const double gates = gated(m.mlp) ? 3.0 : 2.0;
   const double attention = attention_weights(m);
   const double per_layer = attention + h * static_cast<double>(m.ffn_hidden) * gates;
-  if (!is_moe(m)) return static_cast<double>(stage_layers(m, p, stage)) * p.virtual_stages * per_layer / p.tp;
+  if (!is_moe(m)) return static_cast<double>(stage_layers(m, p, stage)) * per_layer / p.tp;
   const int moe = stage_moe_layers(m, p, stage);
-  const int dense = stage_layers(m, p, stage) * p.virtual_stages - moe;
+  const int dense = stage_layers(m, p, stage) - moe;
   const double experts = static_cast<double>(m.moe.experts) / p.ep * h * m.moe.expert_ffn_hidden * gates / expert_tp(p);
   const double moe_layer = (attention + h * shared_expert_width(m) * gates) / p.tp + experts;
   return dense * per_layer / p.tp + moe * moe_layer;
@@ -198,6 +211,7 @@ std::vector<MemoryBreakdown> stage_memory(const ModelConfig& m, const PlanConfig
   const double vocab_t = static_cast<double>(padded_vocab(m, p.tp)) / p.tp;
   const double grad_bytes = gradient_bytes(p);
   std::vector<MemoryBreakdown> out(p.pp);
+  const double chunks_per_stage = p.virtual_stages;
   for (int s = 0; s < p.pp; ++s) {
     MemoryBreakdown& mb = out[s];
     const double n = local_params[s];
@@ -227,7 +241,7 @@ std::vector<MemoryBreakdown> stage_memory(const ModelConfig& m, const PlanConfig
       // edge unit (embedding, head), which FSDP keeps gathered from its forward to its backward.
       const double layer = layer_parameters(m, p);
       const double edge = stage_edge_parameters(m, p, s);
-      const double layers = static_cast<double>(stage_layers(m, p, s)) * p.virtual_stages;
+      const double layers = static_cast<double>(stage_layers(m, p, s));
       const double slice = layers * std::ceil(layer / shard) + std::ceil(edge / shard);
       const double units = p.shard_prefetch ? 2.0 : 1.0;
       const double gathered = p.reshard_after_forward ? units * layer + edge : layers * layer + edge;
@@ -238,11 +252,11 @@ std::vector<MemoryBreakdown> stage_memory(const ModelConfig& m, const PlanConfig
 
     if (moe_model) {
       // in_flight counts chunks a stage holds; the stage's layers are spread over its chunks.
-      const double moe = stage_moe_layers(m, p, s) / static_cast<double>(p.virtual_stages);
-      const double dense = stage_layers(m, p, s) - moe;
+      const double moe = stage_moe_layers(m, p, s) / chunks_per_stage;
+      const double dense = stage_layers(m, p, s) / chunks_per_stage - moe;
       mb.activations = (in_flight(s, p, micro_batches) * (dense * per_layer + moe * moe_per_layer) + working) / GiB;
     } else {
-      mb.activations = (in_flight(s, p, micro_batches) * stage_layers(m, p, s) * per_layer + working) / GiB;
+      mb.activations = (in_flight(s, p, micro_batches) * (stage_layers(m, p, s) / chunks_per_stage) * per_layer + working) / GiB;
     }
     double buffers = prof.runtime_reserved_GiB * GiB;
     buffers += 2 * layer_input;  // pipeline send/receive buffers

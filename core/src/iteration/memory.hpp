@@ -10,10 +10,14 @@
 
 namespace vtrain::detail {
 
-// Transformer layers in each model chunk of pipeline stage `stage`. An even split where pp x
-// virtual_stages divides the layers; otherwise (no interleaving) the first layers % pp stages
-// hold one layer more, as DeepSpeed's uniform pipeline partition places them. Where the plan
-// lists its stages' layers (plan.stage_layers), those.
+// Transformer layers in model chunk `chunk` of pipeline stage `stage` (model chunk chunk x pp +
+// stage in layer order), and in all of the stage's chunks. The split divides the pipeline's slots
+// (the layers, plus the embedding and the head where the plan counts them as layers): evenly where
+// pp x virtual_stages divides them; otherwise (no interleaving) the first slots % pp stages hold
+// one more, as DeepSpeed's uniform pipeline partition places them; then the first chunk gives the
+// embedding its slot and the last the head. Where the plan lists its stages' layers
+// (plan.stage_layers), those.
+int chunk_layers(const ModelConfig& m, const PlanConfig& p, int stage, int chunk);
 int stage_layers(const ModelConfig& m, const PlanConfig& p, int stage);
 
 // Parameters held by one GPU of each stage (count), index = stage.

@@ -349,16 +349,17 @@ bool stages_share_node(const PlanConfig& p, int gpus_per_node, int a, int b) {
 
 // The warnings a plan earns from its settings alone, before anything is timed.
 void note_settings(const ModelConfig& m, const PlanConfig& p, SimResult& r) {
-  const int P = p.pp, V = p.virtual_stages;
+  const int P = p.pp;
   int most = 0, fewest = m.layers;
   for (int s = 0; s < P; ++s) {
     most = std::max(most, stage_layers(m, p, s));
     fewest = std::min(fewest, stage_layers(m, p, s));
   }
-  r.details.layers_per_stage = most * V;  // the most any stage holds
+  r.details.layers_per_stage = most;  // the most any stage holds
   r.details.even_stages = most == fewest;
-  // The split the plan chose itself is not warned about; the one it fell into is.
-  if (!r.details.even_stages && p.stage_layers.empty())
+  // The split the plan chose itself (listed stages, the embedding or head counted as a layer) is
+  // not warned about; the one it fell into is.
+  if (!r.details.even_stages && p.stage_layers.empty() && !p.embedding_as_layer && !p.head_as_layer)
     r.warnings.push_back(
         {WarningCode::uneven_stages, "/plan/pp",
          "pipeline parallelism " + std::to_string(P) + " does not divide the " + std::to_string(m.layers) +
@@ -388,6 +389,10 @@ void note_settings(const ModelConfig& m, const PlanConfig& p, SimResult& r) {
                   4.0 * p.micro_batch * (m.heads / p.tp) * m.seq_len / (1 << 20));
     r.warnings.push_back({WarningCode::no_effect, "/plan/recompute", buf});
   }
+  if (p.pp == 1 && (p.embedding_as_layer || p.head_as_layer))
+    r.warnings.push_back({WarningCode::no_effect, p.embedding_as_layer ? "/plan/embedding_as_layer" : "/plan/head_as_layer",
+                          "counting the embedding or the head as a layer changes the pipeline's split: at pp 1 "
+                          "there is none"});
   if (p.zero_stage == 1 && p.dp * p.cp == 1)
     r.warnings.push_back({WarningCode::no_effect, "/plan/zero_stage",
                           "ZeRO stage 1 splits the optimizer states over data-parallel ranks: at dp 1 it changes nothing"});
@@ -492,7 +497,8 @@ void pipeline_input(const Setting& x, const LayerKernels& lk, bool record, Pipel
   const int fewest_layers = m.layers / (P * V);
   in.fwd.resize(static_cast<size_t>(P) * V);
   in.bwd.resize(in.fwd.size());
-  const bool listed = !p.stage_layers.empty();
+  // Chunks of unequal layers by the plan's choice: listed stages, or the embedding or head in a slot.
+  const bool listed = !p.stage_layers.empty() || p.embedding_as_layer || p.head_as_layer;
   if (is_moe(m) || listed) {
     // Chunks differ by their MoE layers as well, and listed stages by any count: each distinct
     // (first, last, dense, MoE) is timed once.
@@ -503,11 +509,10 @@ void pipeline_input(const Setting& x, const LayerKernels& lk, bool record, Pipel
     };
     std::vector<Kind> kinds;
     for (int s = 0; s < P; ++s) {
-      const int layers = stage_layers(m, p, s);
       for (int c = 0; c < V; ++c) {
         const int idx = c * P + s;
         const bool first = idx == 0, last = idx == P * V - 1;
-        const int moe = chunk_moe_layers(m, p, s, c), dense = layers - moe;
+        const int moe = chunk_moe_layers(m, p, s, c), dense = chunk_layers(m, p, s, c) - moe;
         auto it = std::find_if(kinds.begin(), kinds.end(), [&](const Kind& k) {
           return k.first == first && k.last == last && k.dense == dense && k.moe == moe;
         });
@@ -522,7 +527,7 @@ void pipeline_input(const Setting& x, const LayerKernels& lk, bool record, Pipel
     }
   }
   for (int s = 0; s < P && !is_moe(m) && !listed; ++s) {
-    const int layers = stage_layers(m, p, s);
+    const int layers = chunk_layers(m, p, s, 0);
     const int more = layers > fewest_layers ? 1 : 0;
     for (int c = 0; c < V; ++c) {
       const int idx = c * P + s;

@@ -168,12 +168,23 @@ Diagnostics check_sim_config(const SimConfig& c) {
     if (p.virtual_stages > 1)
       add("range", "/plan/stage_layers",
           "must be left out with /plan/virtual_stages above 1: interleaved model chunks split the layers evenly");
-  } else if (p.pp > m.layers)
-    add("range", "/plan/pp", "must be at most /model/layers (" + std::to_string(m.layers) + "): every stage needs a layer");
-  else if (p.virtual_stages > 1 && m.layers % chunks != 0)
-    add("divisibility", "/plan/virtual_stages",
-        "times /plan/pp (" + std::to_string(p.pp) + ") must divide /model/layers (" + std::to_string(m.layers) +
-            "): interleaved model chunks need an even split");
+    for (const auto& [on, pointer] : {std::pair{p.embedding_as_layer, "/plan/embedding_as_layer"},
+                                      std::pair{p.head_as_layer, "/plan/head_as_layer"}})
+      if (on)
+        add("range", pointer, "must be false with /plan/stage_layers: the listed counts place every layer");
+  } else {
+    // The split divides the layers and, where the plan counts them, the embedding and the head.
+    const int slots = pipeline_slots(m, p);
+    const std::string what = slots == m.layers ? "/model/layers (" + std::to_string(m.layers) + ")"
+                                               : "/model/layers plus the embedding and head counted as layers (" +
+                                                     std::to_string(slots) + ")";
+    if (p.pp > slots)
+      add("range", "/plan/pp", "must be at most " + what + ": every stage needs a layer");
+    else if (p.virtual_stages > 1 && slots % chunks != 0)
+      add("divisibility", "/plan/virtual_stages",
+          "times /plan/pp (" + std::to_string(p.pp) + ") must divide " + what +
+              ": interleaved model chunks need an even split");
+  }
   if (p.virtual_stages > 1 && p.pp == 1)
     add("range", "/plan/virtual_stages", "must be 1 when /plan/pp is 1 (interleaving needs stages)");
   const long long replica_batch = static_cast<long long>(p.dp) * p.micro_batch;

@@ -107,6 +107,8 @@ void plan_fields(V& v, P& p) {
   v.field("sequence_parallel", p.sequence_parallel);
   v.field("virtual_stages", p.virtual_stages, IntBounds{1, limits::virtual_stages});
   v.sequence("stage_layers", p.stage_layers, IntBounds{0, limits::layers});
+  v.field("embedding_as_layer", p.embedding_as_layer);
+  v.field("head_as_layer", p.head_as_layer);
   v.field("zero_stage", p.zero_stage, IntBounds{0, 3});
   v.field("zero_all_reduce", p.zero_all_reduce);
   v.field("dp_overlap", p.dp_overlap);

@@ -120,10 +120,12 @@ void parse_options(const json* j, const SimConfig& c, ExploreOptions& o, Diagnos
   }, errors);
   // Depths that do not divide the layers give uneven stages: tried only where asked for.
   check_each(o.pp, given("pp"), "/explore/pp", [&](int p) -> std::string {
-    return p > m.layers ? "is more than /model/layers (" + std::to_string(m.layers) + ")" : std::string();
+    const int slots = pipeline_slots(m, c.plan);
+    return p > slots ? "is more than the pipeline's layers (" + std::to_string(slots) + ")" : std::string();
   }, errors);
   check_each(o.virtual_stages, given("virtual_stages"), "/explore/virtual_stages", [&](int v) -> std::string {
-    return m.layers % v ? "does not divide /model/layers (" + std::to_string(m.layers) + ")" : std::string();
+    const int slots = pipeline_slots(m, c.plan);
+    return slots % v ? "does not divide the pipeline's layers (" + std::to_string(slots) + ")" : std::string();
   }, errors);
   check_each(o.dp, given("dp"), "/explore/dp", [&](int d) -> std::string {
     return G % d ? "does not divide /plan/global_batch (" + std::to_string(G) + ")" : std::string();
@@ -400,7 +402,7 @@ struct SpaceWalk {
     const ExploreOptions& o = r.options;
     const ModelConfig& m = r.config.model;
     const int max_gpus = r.config.cluster.num_gpus, gpn = r.config.cluster.gpus_per_node;
-    const int G = r.config.plan.global_batch, L = m.layers;
+    const int G = r.config.plan.global_batch, L = pipeline_slots(m, r.config.plan);
     std::vector<int> tp_all;
     for (int t : divisors(m.heads))
       if (m.kv_heads % t == 0 && m.ffn_hidden % t == 0 && t <= max_gpus && (t <= gpn || o.tp_across_nodes))
@@ -474,7 +476,7 @@ struct SpaceWalk {
   bool walk(long long& tried, long long max_tried, long long& skipped, Unit unit) const {
     const ExploreOptions& o = request.options;
     const int max_gpus = request.config.cluster.num_gpus;
-    const int G = request.config.plan.global_batch, L = request.config.model.layers;
+    const int G = request.config.plan.global_batch, L = pipeline_slots(request.config.model, request.config.plan);
     std::vector<int> dps;
     for (int tp : tps) {
      for (int cp : cps) {
@@ -554,7 +556,7 @@ Diagnostics count_plans(const SpaceWalk& space) {
 Outcome<Space> enumerate_plans(const ExploreRequest& request) {
   const PlanConfig& base = request.config.plan;
   const int max_gpus = request.config.cluster.num_gpus;
-  const int G = base.global_batch, L = request.config.model.layers;
+  const int G = base.global_batch, L = pipeline_slots(request.config.model, base);
   const SpaceWalk walk(request);
   if (Diagnostics refused = count_plans(walk); !refused.empty()) return refused;
 
