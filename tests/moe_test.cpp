@@ -221,3 +221,42 @@ TEST_CASE("moe: bad expert fields and plans are errors naming their pointer") {
   CHECK(out["plan"]["ep"] == 1);
   CHECK(test::parse_ok(out).model == c.model);
 }
+
+// Context parallelism in a mixture of experts (Megatron-Core): each of the cp ranks routes the
+// tokens of its part of the sequence, and the expert layers' etp x ep x edp grid is carved out of
+// the stage's tp x cp x dp GPUs, so the experts' gradients are reduced over the cp ranks too.
+TEST_CASE("moe: context parallelism splits the routed tokens and joins the expert data-parallel group") {
+  json one = with(base(), 4, 2);  // 8 GPUs: dp 8, ep 4, edp 2
+  one["model"]["moe"]["capacity_factor"] = 1.0;  // every expert at its mean load, whatever the token count
+  json two = one;
+  two["plan"]["cp"] = 2;
+  two["plan"]["dp"] = 4;  // 8 GPUs: cp 2 x dp 4, ep 4, edp 2 (the cp ranks among them)
+  const SimResult a = test::simulate_ok(test::parse_ok(one));
+  const SimResult b = test::simulate_ok(test::parse_ok(two));
+  CHECK(a.details.edp == 2);
+  CHECK(b.details.edp == 2);
+  // Each cp rank dispatches the copies of half the sequence's tokens, and its experts take half the
+  // rows: less time, though more than half of it (a smaller GEMM fills the GPU less well).
+  CHECK(b.details.moe_dispatch_bytes == doctest::Approx(a.details.moe_dispatch_bytes / 2));
+  const double up_a = op_time(a, "moe layer", "expert up projections"), up_b = op_time(b, "moe layer", "expert up projections");
+  CHECK(up_b < 0.75 * up_a);
+  CHECK(up_b >= 0.5 * up_a);
+  // The same work in all: cp moves the sequence's halves to other GPUs, it does not change the FLOPs.
+  CHECK(b.model_flops_per_iteration == doctest::Approx(a.model_flops_per_iteration));
+  // ep times etp must divide tp x cp x dp: ep 8 with cp 2 x dp 4 is one expert a GPU.
+  json eight = two;
+  eight["plan"]["ep"] = 8;
+  const SimResult c = test::simulate_ok(test::parse_ok(eight));
+  CHECK(c.details.edp == 1);
+  CHECK(c.details.expert_reduce_s == 0);
+  // ... and ep 16 cannot fit in 8.
+  json sixteen = two;
+  sixteen["model"]["moe"]["experts"] = 16;
+  sixteen["plan"]["ep"] = 16;
+  auto refused = parse_sim_config(sixteen);
+  REQUIRE_FALSE(refused.ok());
+  bool named = false;
+  for (const auto& d : refused.errors())
+    named = named || (d.pointer == "/plan/ep" && d.message.find("/plan/tp x /plan/cp x /plan/dp (8)") != std::string::npos);
+  CHECK(named);
+}

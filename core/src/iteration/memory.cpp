@@ -64,7 +64,7 @@ int stage_moe_layers(const ModelConfig& m, const PlanConfig& p, int stage) {
 
 int expert_dp(const ModelConfig& m, const PlanConfig& p) {
   if (!is_moe(m)) return p.dp;
-  return static_cast<int>(static_cast<long long>(p.tp) * p.dp / (static_cast<long long>(expert_tp(p)) * p.ep));
+  return static_cast<int>(static_cast<long long>(p.tp) * p.cp * p.dp / (static_cast<long long>(expert_tp(p)) * p.ep));
 }
 
 std::vector<double> stage_expert_parameters(const ModelConfig& m, const PlanConfig& p) {

@@ -428,17 +428,19 @@ void note_settings(const ModelConfig& m, const PlanConfig& p, SimResult& r) {
 }
 
 // Where `size` expert ranks `stride` apart in a stage's expert rank order (etp innermost, then ep,
-// then edp: Megatron-Core's) lie. The expert ranks are the stage's tp x dp ranks in their order:
-// consecutive ranks with tp-dp-pp; with tp-pp-dp, tensor-parallel blocks tp x pp ranks apart.
+// then edp: Megatron-Core's) lie. The expert ranks are the stage's tp x cp x dp ranks in their
+// order: consecutive ranks with tp-dp-pp; with tp-pp-dp, blocks of a replica's tp x cp ranks,
+// tp x cp x pp ranks apart.
 GroupShape expert_group(const PlanConfig& p, int size, long long stride, long long ranks, int gpn) {
   if (size <= 1) return GroupShape{};
-  if (p.placement == Placement::tp_dp_pp || p.pp == 1 || static_cast<long long>(size) * stride <= p.tp)
+  const long long block = static_cast<long long>(p.tp) * p.cp;
+  if (p.placement == Placement::tp_dp_pp || p.pp == 1 || static_cast<long long>(size) * stride <= block)
     return group_shape(size, stride, ranks, gpn);
-  // tp-pp-dp with a group beyond one tensor-parallel block: `per_block` members a block, blocks
-  // tp x pp ranks apart (stride over tp blocks when the members are a block or more apart).
-  const long long block_stride = static_cast<long long>(p.tp) * p.pp;
-  if (stride >= p.tp) return group_shape(size, stride / p.tp * block_stride, ranks, gpn);
-  const int per_block = static_cast<int>(p.tp / stride);
+  // tp-pp-dp with a group beyond one block: `per_block` members a block, blocks tp x cp x pp ranks
+  // apart (stride over blocks when the members are a block or more apart).
+  const long long block_stride = block * p.pp;
+  if (stride >= block) return group_shape(size, stride / block * block_stride, ranks, gpn);
+  const int per_block = static_cast<int>(block / stride);
   const long long blocks = (size + per_block - 1) / per_block;
   GroupShape g;
   g.size = size;
@@ -622,7 +624,7 @@ StageTails after_pipeline(const Setting& x, const PipelineOutcome& po, const std
   std::vector<int> order;  // chunks by the end of their last backward
   const bool sharded = x.shard.on;  // gradients reduced layer by layer in every backward
   // A mixture of experts: the routed experts' gradients are reduced over the expert data-parallel
-  // group (tp x dp / (etp x ep) GPUs), after the rest's over the data-parallel one.
+  // group (tp x cp x dp / (etp x ep) GPUs), after the rest's over the data-parallel one.
   const std::vector<double> experts = stage_expert_parameters(m, p);
   const int edp = expert_dp(m, p);
   const GroupShape edp_group = expert_dp_group(m, p, x.ranks, x.gpn);

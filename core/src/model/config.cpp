@@ -100,11 +100,11 @@ static void check_expert_plan(const ModelConfig& m, const PlanConfig& p, Diagnos
   if (x.experts % p.ep != 0)
     add("divisibility", "/plan/ep",
         "must divide /model/moe/experts (" + std::to_string(x.experts) + "): each expert-parallel rank holds experts / ep of them");
-  const long long stage_gpus = static_cast<long long>(p.tp) * p.dp;
+  const long long stage_gpus = static_cast<long long>(p.tp) * p.cp * p.dp;
   if (stage_gpus % (etp * p.ep) != 0)
     add("divisibility", "/plan/ep",
         "times the expert tensor-parallel degree (/plan/etp, or /plan/tp: " + std::to_string(etp) +
-            ") must divide /plan/tp x /plan/dp (" + std::to_string(stage_gpus) +
+            ") must divide /plan/tp x /plan/cp x /plan/dp (" + std::to_string(stage_gpus) +
             "): Megatron-Core carves the expert layers' etp x ep x edp grid out of each pipeline stage's GPUs");
   if (x.expert_ffn_hidden % etp != 0)
     add("divisibility", p.etp > 0 ? "/plan/etp" : "/plan/tp",
@@ -114,9 +114,6 @@ static void check_expert_plan(const ModelConfig& m, const PlanConfig& p, Diagnos
     add("divisibility", "/plan/tp",
         "must divide the shared experts' width (/model/moe/shared_experts x their width: " +
             detail::describe_number(shared_expert_width(m)) + "): they are split as the dense layers' MLP is");
-  if (p.cp > 1)
-    add("range", "/plan/cp",
-        "must be 1 with a mixture of experts: context parallelism is not modelled for expert layers yet");
   if (p.zero_stage == 3)
     add("range", "/plan/zero_stage",
         "must be at most 2 with a mixture of experts: sharded parameters (3) are not modelled for expert layers; "

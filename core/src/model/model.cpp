@@ -232,6 +232,23 @@ std::vector<ModelPreset> build_presets() {
                "shape of the released config.json (56 layers, hidden 6144, 48 heads, 8 key/value heads, expert "
                "width 16384, vocabulary 32000)",
                141e9, 39e9});
+  {
+    // Grok-1 (xAI's open release, github.com/xai-org/grok-1, README and model.py): 64 layers,
+    // embedding 6144, 48 query and 8 key/value heads, eight GeGLU experts of width 32768 (widening
+    // factor 8) in every layer, two per token, RMSNorm, rotary positions, vocabulary 131072 and the
+    // input embedding reused as the output layer; context 8192.
+    ModelConfig m = llama_model("grok-1", 64, 6144, 48, 8, 32768, 131072, 8192);
+    m.mlp = Mlp::geglu;
+    m.tied_embeddings = true;
+    m.moe.experts = 8;
+    m.moe.experts_per_token = 2;
+    m.moe.expert_ffn_hidden = 32768;
+    p.push_back({m, "Grok-1 (314B, 8 experts, 2 a token)",
+                 "xAI 2024, Grok-1 open release (github.com/xai-org/grok-1): 314B parameters, a mixture of 8 "
+                 "experts with 2 a token, 64 layers, 48 query and 8 key/value heads, embedding 6144, "
+                 "vocabulary 131072, rotary embeddings, context 8192; widening factor 8 and GeGLU of its model.py",
+                 314e9});
+  }
   // Models whose heads are wider than hidden / heads (head_dim).
   const char* qwen3 = "Qwen Team 2025, Qwen3 Technical Report, arXiv 2505.09388, Table 1; head_dim, widths and "
                       "vocabulary of the released config.json; parameter counts of the model cards";

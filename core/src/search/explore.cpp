@@ -448,16 +448,16 @@ struct SpaceWalk {
       if (group == 0 || (z == 3 && group <= dp && dp % group == 0)) out.push_back(group);
     return out;
   }
-  // The expert-parallel degrees (ep, etp) a plan of tp x dp GPUs is tried with: a mixture of
-  // experts' ep dividing its experts, etp x ep dividing tp x dp (Megatron-Core's rule); (1, 0)
-  // for a dense model.
-  std::vector<std::pair<int, int>> experts_for(int tp, int dp) const {
+  // The expert-parallel degrees (ep, etp) a plan of tp x cp x dp GPUs a stage is tried with: a
+  // mixture of experts' ep dividing its experts, etp x ep dividing those GPUs (Megatron-Core's
+  // rule); (1, 0) for a dense model.
+  std::vector<std::pair<int, int>> experts_for(int tp, int cp, int dp) const {
     const ModelConfig& m = request.config.model;
     if (!is_moe(m)) return {{1, 0}};
     std::vector<std::pair<int, int>> out;
     const std::vector<int> eps = or_default(request.options.ep, divisors(m.moe.experts));
     const std::vector<int> etps = or_default(request.options.etp, {0});
-    const long long gpus = static_cast<long long>(tp) * dp;
+    const long long gpus = static_cast<long long>(tp) * cp * dp;
     for (int etp : etps) {
       const long long et = etp > 0 ? etp : tp;
       if (m.moe.expert_ffn_hidden % et != 0) continue;
@@ -537,7 +537,7 @@ Diagnostics count_plans(const SpaceWalk& space) {
     long long per_recompute = 0;
     for (int z : space.zeros_for(dp * cp)) per_recompute += static_cast<long long>(space.groups_for(z, dp).size());
     plans += static_cast<long long>(space.recs.size()) * per_recompute *
-             static_cast<long long>(space.experts_for(tp, dp).size());
+             static_cast<long long>(space.experts_for(tp, cp, dp).size());
     over = plans > o.max_plans;
     return !over;
   });
@@ -572,7 +572,7 @@ Outcome<Space> enumerate_plans(const ExploreRequest& request) {
     u.pp = pp;
     u.virtual_stages = v;
     u.micro_batches = M;
-    const std::vector<std::pair<int, int>> expert_degrees = walk.experts_for(tp, dp);
+    const std::vector<std::pair<int, int>> expert_degrees = walk.experts_for(tp, cp, dp);
     for (Recompute rc : walk.recs) {
       for (int z : walk.zeros_for(dp * cp)) {
        for (int group : walk.groups_for(z, dp)) {
