@@ -143,6 +143,51 @@ TEST_CASE("sharding: with prefetch a layer's all-gather starts before the layer 
   CHECK(with.iteration_time_s < without.iteration_time_s);
 }
 
+TEST_CASE("sharding: the timeline shows each forward's and backward's gathers and reduce-scatters beside it") {
+  auto shard_blocks = [](const SimResult& r) {
+    int n = 0;
+    for (const auto& stage : r.timeline)
+      for (const TimelineBlock& b : stage) n += b.kind == BlockKind::shard_comm;
+    return n;
+  };
+  for (int z : {0, 1, 3}) {
+    json j = sharded_config(z);
+    j["plan"]["pp"] = 2;
+    j["plan"]["dp"] = 8;
+    j["output"]["timeline"] = true;
+    const SimResult r = run(j);
+    CAPTURE(z);
+    REQUIRE(r.timeline_included);
+    if (z != 3) {
+      CHECK(shard_blocks(r) == 0);
+      continue;
+    }
+    const int micro_batches = 4 * 16 / (2 * 8);
+    CHECK(shard_blocks(r) == 2 * 2 * micro_batches);  // a forward and a backward per micro-batch, per stage
+    for (const auto& stage : r.timeline) {
+      for (size_t i = 0; i < stage.size(); ++i) {
+        const TimelineBlock& c = stage[i];
+        if (c.kind != BlockKind::shard_comm) continue;
+        // Recorded right after the block it serves: same micro-batch, starting within it or
+        // at its start, ending no later than the iteration.
+        REQUIRE(i > 0);
+        const TimelineBlock& b = stage[i - 1];
+        CHECK((b.kind == BlockKind::forward || b.kind == BlockKind::backward));
+        CHECK(b.micro_batch == c.micro_batch);
+        // A backward's collectives may start with its recomputation, the block before it.
+        const bool after_recompute = i >= 2 && stage[i - 2].kind == BlockKind::recompute &&
+                                     stage[i - 2].micro_batch == c.micro_batch && b.kind == BlockKind::backward;
+        const double from = after_recompute ? stage[i - 2].start_s : b.start_s;
+        const double to = b.start_s + b.duration_s;
+        CHECK(c.start_s >= from - 1e-12);
+        CHECK(c.start_s < to);
+        CHECK(c.duration_s > 0);
+        CHECK(c.start_s + c.duration_s <= to + 1e-12);  // the block waits for its last collective
+      }
+    }
+  }
+}
+
 TEST_CASE("sharding: a collective beside a layer's compute takes its SMs for as long as they overlap") {
   using detail::ShardTrace;
   // Two layers of 10 ms, gathers of 4 ms with prefetch, no reduction: layer 0 computes beside the

@@ -11,7 +11,7 @@ import { cliGolden } from '../../scripts/golden.mjs';
 import * as fmt from '../../web/src/format.js';
 import { SIZE_FLOORS, sanity } from './floors.mjs';
 import {
-  assertNoBadText, base, cancelRun, newPage, open, plain, problems, runCli, screenshot, shots, startPage, stopPage, webDir,
+  assertNoBadText, base, cancelRun, newPage, open, plain, problems, runCli, screenshot, shots, startPage, stopPage, trackRun, webDir,
 } from './harness.mjs';
 import { chartsLag, presetTimes, sweepTime, timeChange as changed } from './measure.mjs';
 
@@ -369,6 +369,41 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     // This plan does not fit either: one item says by how much and what lowers it.
     assert.equal(items.filter((w) => /GiB|memory/.test(w)).length, 1, items.join(' | '));
     assert.ok(items.some((w) => /^Needs [\d.]+ GiB on stage 0 but the GPU has 80 GiB\. More recomputation, .* lists the plans that fit\.$/.test(w)), items.join(' | '));
+    await page.close();
+  });
+
+  test("ZeRO-3's gathers and reduce-scatters show in the timeline beside the blocks they serve", async () => {
+    const page = await newPage();
+    await open(page, '?model=llama3-8b&tp=2&pp=2&dp=4&zero_stage=3&shard_group=4');
+    await page.waitForSelector('body[data-timeline]', { timeout: 15000 });
+    assert.equal(await page.inputValue('#f-plan-zero_stage'), '3');
+    assert.equal(await page.inputValue('#f-plan-shard_group'), '4');
+    const names = await page.evaluate(() => document.getElementById('chart-timeline').layout.shapes.map((s) => s.name));
+    assert.ok(names.includes('sharded gathers and reduce-scatters'), names.join(' | '));
+    assert.match(await page.textContent('#chart-timeline'), /sharded gathers and reduce-scatters/);
+    await page.locator('#chart-timeline').scrollIntoViewIfNeeded();
+    await screenshot(page, 'timeline-zero3.png', { fullPage: false });
+    // Without sharding there are none.
+    const rendered = await page.getAttribute('body', 'data-timeline');
+    await page.selectOption('#f-plan-zero_stage', '1');
+    await page.waitForFunction((r) => document.body.dataset.timeline !== r, rendered);
+    const plain = await page.evaluate(() => document.getElementById('chart-timeline').layout.shapes.map((s) => s.name));
+    assert.ok(!plain.includes('sharded gathers and reduce-scatters'), plain.join(' | '));
+
+    // The sharded space sweeps ZeRO-2 and -3 with both shard groups, as the CLI does.
+    await page.evaluate(() => {
+      const s = document.getElementById('explore-space');
+      s.value = 'sharded';
+      s.dispatchEvent(new Event('change'));
+    });
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('space') === 'sharded');
+    await page.click('#tab-explore');
+    await page.fill('#explore-budget', '16');
+    const run = await trackRun(page, { view: 'explore', click: '#explore-run' });
+    assert.equal(run.state, 'done', run.status);
+    const labels = await page.$$eval('#explore-table tbody tr td:first-child', (tds) => tds.map((td) => td.textContent));
+    assert.ok(labels.some((l) => /ZeRO-3 · shard group 8/.test(l)), labels.slice(0, 20).join(' | '));
+    assert.ok(labels.some((l) => /ZeRO-2/.test(l)), labels.slice(0, 20).join(' | '));
     await page.close();
   });
 

@@ -43,8 +43,8 @@ describe('the page offers what the simulator knows', { timeout: 120000 }, () => 
     await page.click('#tab-explore');
     await page.waitForFunction(() => /×/.test(document.getElementById('explore-intro').textContent));
     assert.match(await page.textContent('#explore-intro'), new RegExp(` × ${gpu.label} `));
-    // Explore: the simulator's cases after the page's two spaces, and every objective.
-    assert.deepEqual((await options(page, '#explore-space')).slice(2), pairs(reg.explore_cases));
+    // Explore: the simulator's cases after the page's three spaces, and every objective.
+    assert.deepEqual((await options(page, '#explore-space')).slice(3), pairs(reg.explore_cases));
     assert.deepEqual((await values(page, '#explore-objective')).sort(), schema.enums.objective.map((o) => o.name).sort());
     await page.close();
   });

@@ -50,7 +50,7 @@ export type Objective = 'cost' | 'time' | 'deadline' | 'balanced' | 'expected_ti
 /** A compute-optimal request's model family: GPT (GeLU, learned positions) or Llama (SwiGLU, RoPE, GQA). */
 export type Family = 'gpt' | 'llama';
 /** A timeline block's work. */
-export type BlockKind = 'forward' | 'recompute' | 'backward' | 'pp_send' | 'dp_comm' | 'embedding_comm' | 'optimizer';
+export type BlockKind = 'forward' | 'recompute' | 'backward' | 'pp_send' | 'dp_comm' | 'embedding_comm' | 'optimizer' | 'shard_comm';
 /** What a result notes about its config beyond the numbers. */
 export type WarningCode = 'uneven_stages' | 'no_effect' | 'tp_across_nodes' | 'out_of_memory' | 'timeline_omitted' | 'overlap_slower' | 'beyond_real_run';
 

@@ -4,7 +4,7 @@
 // a choice the simulator gains shows up without an edit here.
 
 /** ZeRO's stages (/plan/zero_stage, a whole number within the schema's bounds) in a few words. */
-export const ZERO_STAGE_WORDS = { 0: 'replicated', 1: 'sharded optimizer' };
+export const ZERO_STAGE_WORDS = { 0: 'replicated', 1: 'sharded optimizer', 2: 'and gradients', 3: 'and parameters' };
 
 /**
  * explore.objective: what "best" means in a sweep, as its option, a card's title and within a

@@ -133,6 +133,7 @@ export function planLabel(p, varying = null) {
   if (show('recompute')) parts.push(p.recompute === 'none' ? 'no recompute' : `${p.recompute} recompute`);
   if (show('sequence_parallel') && (p.sequence_parallel || varying)) parts.push(p.sequence_parallel ? 'SP' : 'no SP');
   if (show('zero_stage') && (p.zero_stage || varying)) parts.push(`ZeRO-${p.zero_stage}`);
+  if (p.shard_group) parts.push(`shard group ${p.shard_group}`);
   return parts.join(' · ');
 }
 

@@ -40,7 +40,7 @@ struct MemoryBreakdown {
   double total() const;
 };
 
-enum class BlockKind { forward, recompute, backward, pp_send, dp_comm, embedding_comm, optimizer };
+enum class BlockKind { forward, recompute, backward, pp_send, dp_comm, embedding_comm, optimizer, shard_comm };
 template <>
 struct EnumNames<BlockKind> {
   static constexpr const char* key = "block_kind";
@@ -51,7 +51,10 @@ struct EnumNames<BlockKind> {
       {BlockKind::pp_send, "pp_send", "pipeline transfer"},
       {BlockKind::dp_comm, "dp_comm", "data-parallel gradient reduction or ZeRO all-gather"},
       {BlockKind::embedding_comm, "embedding_comm", "tied-embedding gradient all-reduce"},
-      {BlockKind::optimizer, "optimizer", "optimizer step"}};
+      {BlockKind::optimizer, "optimizer", "optimizer step"},
+      {BlockKind::shard_comm, "shard_comm",
+       "sharded parameters' all-gathers and gradient reduce-scatters of a micro-batch's forward or backward "
+       "(ZeRO-3, FSDP), on the communication stream beside it: from the first collective's start to the last's end"}};
 };
 
 // What a result notes about its config beyond the numbers, by kind, so that a program can act on

@@ -14,6 +14,9 @@ struct BlockProfile {
   double forward = 0, backward = 0, recompute = 0, tp_comm = 0, host = 0;
   double cp_comm = 0;  // context-parallel K/V exchange that outlasts the attention beside it
   double dp_comm = 0;  // waiting for a sharded layer's all-gather or reduce-scatter (ZeRO-3)
+  // Sharded parameters: when the block's collectives run on the communication stream, from the
+  // first one's start to the last one's end, from the block's start (s; both 0 without sharding).
+  double shard_from = 0, shard_to = 0;
   bool operator==(const BlockProfile&) const = default;
 };
 

@@ -280,6 +280,7 @@ BlockProfile forward_block(const LayerKernels& lk, int layers, bool first, bool 
                            const ShardComm& sc = kNoSharding, int moe_layers = 0) {
   HostGpu st;
   st.host = issue_s.microbatch_s;
+  const double comm_from = st.host;  // the edge unit's gather, or the first layer's, starts here
   if (sc.on) {
     st.comm = st.host + sc.edge_gather_s[first][last];
     if (first || last) wait_for_comm(st, st.comm);
@@ -292,13 +293,20 @@ BlockProfile forward_block(const LayerKernels& lk, int layers, bool first, bool 
   if (moe_layers > 0)
     issue_layers(st, lk.moe_fwd, kNone, moe_layers, issue_s, static_cast<double>(lk.moe_fwd.size()));
   if (last) issue(st, lk.head_fwd, issue_s.forward_s, issue_s);
-  return finish(st);
+  BlockProfile b = finish(st);
+  if (sc.on) {
+    b.shard_from = comm_from;
+    b.shard_to = st.comm;
+  }
+  return b;
 }
 
 BlockProfile backward_block(const LayerKernels& lk, int layers, bool first, bool last, const HostCost& issue_s,
                             const ShardComm& sc = kNoSharding, int moe_layers = 0) {
   HostGpu st;
   if (last) issue(st, lk.head_bwd, issue_s.backward_s, issue_s);
+  // The first layer's gather is issued when the head's kernels are (prefetched beside them).
+  const double comm_from = std::max({st.host, st.gpu, st.comm});
   if (moe_layers > 0)
     issue_layers(st, lk.moe_recompute, lk.moe_bwd, moe_layers, issue_s, static_cast<double>(lk.moe_fwd.size()));
   if (sc.on)
@@ -311,7 +319,12 @@ BlockProfile backward_block(const LayerKernels& lk, int layers, bool first, bool
     st.comm = std::max(st.comm, st.gpu) + sc.edge_reduce_s[first][last];
     wait_for_comm(st, st.comm);
   }
-  return finish(st);
+  BlockProfile b = finish(st);
+  if (sc.on) {
+    b.shard_from = comm_from;
+    b.shard_to = st.comm;
+  }
+  return b;
 }
 
 double sum_time(const std::vector<Kernel>& ks) {
@@ -797,18 +810,29 @@ void training_run(const Setting& x, SimResult& r) {
 }
 
 // The blocks of one iteration per stage, for a Gantt chart.
-void record_timeline(const Setting& x, const PipelineOutcome& po, const StageTails& t, SimResult& r) {
+void record_timeline(const Setting& x, const PipelineInput& in, const PipelineOutcome& po, const StageTails& t,
+                     SimResult& r) {
   r.timeline.resize(x.P);
   for (int s = 0; s < x.P; ++s) {
     auto& out = r.timeline[s];
     const StageOutcome& st = po.stages[s];
-    out.reserve(st.blocks.size() + 4);
+    out.reserve(st.blocks.size() * (x.shard.on ? 2 : 1) + 4);
     for (const RecordedBlock& b : st.blocks) {
       BlockKind kind = BlockKind::forward;
       if (b.kind == ScheduleBlock::backward) kind = BlockKind::backward;
       if (b.kind == ScheduleBlock::recompute) kind = BlockKind::recompute;
       if (b.kind == ScheduleBlock::pp_send) kind = BlockKind::pp_send;
       out.push_back({kind, b.micro_batch, b.chunk, b.start_s, b.duration_s});
+      // Sharded parameters: the block's gathers and reduce-scatters, beside it.
+      if (x.shard.on && (b.kind == ScheduleBlock::forward || b.kind == ScheduleBlock::backward)) {
+        const auto& profiles = b.kind == ScheduleBlock::forward ? in.fwd : in.bwd;
+        const BlockProfile& bp = profiles[static_cast<size_t>(s) * x.V + std::max(0, b.chunk)];
+        // A backward's profile starts with its recomputation, recorded as a block of its own.
+        const double origin = b.start_s - (b.kind == ScheduleBlock::backward ? bp.recompute : 0.0);
+        if (bp.shard_to > bp.shard_from)
+          out.push_back({BlockKind::shard_comm, b.micro_batch, b.chunk, origin + bp.shard_from,
+                         bp.shard_to - bp.shard_from});
+      }
     }
     const double dp_start =
         x.dp_overlap ? st.compute_end - (r.stage_breakdowns[s].dp_comm_exposed - t.gather_s[s] - st.busy_dp_comm)
@@ -897,7 +921,8 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
                               " nodes: its collectives cross the network"});
 
   // The pipeline, then what follows each stage's last backward.
-  const bool want_timeline = config.output.timeline && 3.0 * x.P * x.V * x.M + 4.0 * x.P <= kMaxTimelineBlocks;
+  const bool want_timeline =
+      config.output.timeline && (x.shard.on ? 5.0 : 3.0) * x.P * x.V * x.M + 4.0 * x.P <= kMaxTimelineBlocks;
   PipelineInput in;
   pipeline_input(x, lk, want_timeline, in, r.details);
   PipelineOutcome own_pipeline;
@@ -948,7 +973,7 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   r.timeline_included = want_timeline;
   if (config.output.timeline && !want_timeline)
     r.warnings.push_back({WarningCode::timeline_omitted, "/output/timeline", "timeline omitted: more than 250000 blocks"});
-  if (want_timeline) record_timeline(x, po, tails, r);
+  if (want_timeline) record_timeline(x, in, po, tails, r);
   return r;
 }
 

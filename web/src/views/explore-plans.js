@@ -4,7 +4,7 @@
 export const PLAN_KEYS = ['tp', 'pp', 'dp', 'virtual_stages', 'micro_batch', 'recompute', 'sequence_parallel', 'zero_stage'];
 
 export function samePlan(a, b) {
-  return PLAN_KEYS.every((k) => a[k] === b[k]) && (a.cp ?? 1) === (b.cp ?? 1);
+  return PLAN_KEYS.every((k) => a[k] === b[k]) && (a.cp ?? 1) === (b.cp ?? 1) && (a.shard_group ?? 0) === (b.shard_group ?? 0) && (a.ep ?? 1) === (b.ep ?? 1);
 }
 
 /** Whether the plan can run (timed, within GPU memory and within the GPU budget), as the simulator says. */

@@ -34,6 +34,7 @@ const markup = `
         <select id="explore-space">
           ${option('grid', 'tp × pp × dp, the rest as in the plan')}
           ${option('all', 'every plan (also micro-batch, recomputation, SP, ZeRO, interleaving)')}
+          ${option('sharded', 'every plan, ZeRO-2 and -3 / FSDP too (full and per-node shard groups)')}
         </select>
       </div>
     </div>
@@ -209,6 +210,9 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
         sequence_parallel: [p.sequence_parallel],
         zero_stage: [p.zero_stage],
       });
+    } else if (view.space === 'sharded') {
+      // ZeRO-3's shard group: all of dp (FULL_SHARD) or one node (HSDP), as FSDP users choose.
+      Object.assign(explore, { zero_stage: [0, 1, 2, 3], shard_group: [0, config.cluster.gpus_per_node] });
     }
     const req = { ...config, cluster: { ...config.cluster, num_gpus: b }, explore };
     const known = knownCase();
@@ -541,7 +545,7 @@ function create(panel, { vtrain, catalog, planInputs: inputs, open, changed }) {
     applyState(query) {
       const ignored = [];
       const space = query.get('space');
-      if (space && (space === 'grid' || space === 'all' || cases.some((c) => c.name === space))) view.space = space;
+      if (space && (space === 'grid' || space === 'all' || space === 'sharded' || cases.some((c) => c.name === space))) view.space = space;
       else if (space) ignored.push(['space', space]);
       if (query.get('budget') != null) view.budget = query.get('budget');
       if (query.has('unfit')) view.unfit = query.get('unfit') === '1';

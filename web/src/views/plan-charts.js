@@ -35,7 +35,10 @@ const KINDS = [
   { key: 'pp_send', label: 'PP send', color: '#e45756', comm: true },
   { key: 'dp_comm', label: 'DP gradient reduction', color: '#9d755d', comm: true },
   { key: 'embedding_comm', label: 'embedding all-reduce', color: '#72b7b2', comm: true },
+  { key: 'shard_comm', label: 'sharded gathers and reduce-scatters', color: '#eeca3b', comm: true },
 ];
+
+const COMM_KINDS = new Set(KINDS.filter((k) => k.comm).map((k) => k.key));
 
 /** Stacked bar of the busiest stage's time, parts summing to the iteration time. */
 export function drawBreakdown(el, result) {
@@ -242,7 +245,7 @@ function ganttHover(el, e) {
     const i = order[k];
     const end = st.start_s[i] + st.duration_s[i];
     if (end + slack < t) continue;
-    const comm = ['pp_send', 'dp_comm', 'embedding_comm'].includes(st.kind[i]);
+    const comm = COMM_KINDS.has(st.kind[i]);
     if (comm && !lower) continue;
     if (found < 0 || (comm && lower)) found = i;
     if (comm && lower) break;

@@ -84,6 +84,7 @@ function planText(c) {
   parts.push(`micro-batch ${p.micro_batch}`, `global batch ${p.global_batch.toLocaleString('en-US')}`, `recompute ${p.recompute}`);
   if (p.sequence_parallel) parts.push('sequence parallel');
   if (p.zero_stage) parts.push(`ZeRO-${p.zero_stage}`);
+  if (p.zero_stage === 3 && p.shard_group) parts.push(`sharded over ${p.shard_group} GPUs (HSDP)`);
   return parts.join(' · ');
 }
 
@@ -485,7 +486,11 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
         const keys = ['tp', 'pp', 'dp', 'virtual_stages', 'micro_batch', 'recompute', 'sequence_parallel', 'zero_stage', 'num_gpus'];
         const values = {};
         for (const k of keys) if (plan[k] !== undefined) values[k] = toText(plan[k]);
-        values.cp = toText(plan.cp ?? 1);  // a swept plan names cp only above 1
+        // A swept plan names these only away from their defaults.
+        values.cp = toText(plan.cp ?? 1);
+        values.ep = toText(plan.ep ?? 1);
+        values.etp = toText(plan.etp ?? 0);
+        values.shard_group = toText(plan.shard_group ?? 0);
         inputs.set(values);
       }
       show('plan');
