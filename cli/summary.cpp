@@ -139,6 +139,15 @@ std::string summary(const SimResult& r) {
       r.fits_in_memory ? "fits" : "DOES NOT FIT");
   add("  weights %.1f, gradients %.1f, optimizer states %.1f, activations %.1f, buffers %.1f GiB\n", m.weights,
       m.gradients, m.optimizer_states, m.activations, m.buffers);
+  if (r.details.offload) {
+    const SimDetails& d = r.details;
+    add("optimizer offloaded to the host: %.1f GiB of host memory a GPU; step %s = gradients to the host %s "
+        "(%s of it after the reduction) + Adam on the CPU %s + weights back %s\n",
+        d.offload_host_GiB,
+        format_duration(d.offload_gradient_exposed_s + d.offload_cpu_step_s + d.offload_parameter_copy_s).c_str(),
+        format_duration(d.offload_gradient_copy_s).c_str(), format_duration(d.offload_gradient_exposed_s).c_str(),
+        format_duration(d.offload_cpu_step_s).c_str(), format_duration(d.offload_parameter_copy_s).c_str());
+  }
   if (!r.operators.empty()) {
     out += "\n";
     add("operators, GPU time for one micro-batch on one GPU (\"layer\": each of a stage's %s%d layers):\n",

@@ -39,14 +39,19 @@ const RULES =
 
 // A ring collective's NCCL kernels hold 16 SMs: two channels for each of the node's eight NICs
 // (the A100 profile's value; NVIDIA/nccl#1453 logs 16 channels on DGX H100 nodes).
+// The host, for optimizer offload: PCIe Gen5 x16 (64 GB/s a direction, about 50 GB/s of pinned
+// copies) with two GPUs behind each switch's uplink as on the DGX A100, 25 GB/s a GPU when all copy
+// at once; two Xeon Platinum 8480C of eight DDR5-4800 channels each (614 GB/s), 75% of it streamed.
 const H100_HARDWARE = {
   board_power_W: 700,
   collective_sms: 16,
   gpus_per_node: 8,
   hbm_GBps: 3350,
   hbm_GiB: 80,
+  host_memory_GBps: 461,
   inter_node_Gbps: 3200,
   intra_node_GBps: 450,
+  pcie_GBps: 25,
   peak_fp16_tflops: 989.4,
   peak_fp32_tflops: 66.9,
   peak_fp8_tflops: 1978.9,
@@ -73,7 +78,9 @@ export const GPUS = {
       'NVIDIA H100 Tensor Core GPU datasheet (SXM5): 989 TFLOP/s dense BF16/FP16 (1979 with sparsity), ' +
       '1979 TFLOP/s dense FP8 (3958 with sparsity), 67 TFLOP/s FP32, 80 GB HBM3 at 3.35 TB/s, NVLink ' +
       '900 GB/s (450 GB/s per direction), up to 700 W; NVIDIA H100 whitepaper (Hopper architecture): ' +
-      '132 SMs on the SXM5 board; DGX H100: 8 GPUs and 8 x 400 Gb/s ConnectX-7 (3200 Gbit/s) per node',
+      '132 SMs on the SXM5 board; DGX H100: 8 GPUs and 8 x 400 Gb/s ConnectX-7 (3200 Gbit/s) per node, ' +
+      'two Xeon Platinum 8480C (eight DDR5-4800 channels each: 614 GB/s, 461 at 75% streamed), PCIe Gen5 ' +
+      '(about 50 GB/s of pinned copies a x16 link, two GPUs a switch uplink: 25 GB/s a GPU)',
   },
   'h200-sxm-141gb': {
     display_name: 'NVIDIA H200 SXM 141GB',
@@ -83,7 +90,8 @@ export const GPUS = {
     source:
       'NVIDIA H200 Tensor Core GPU datasheet (SXM): the H100 SXM5\'s compute (989 TFLOP/s dense BF16, ' +
       '1979 dense FP8, 67 FP32; 132 SMs), 141 GB HBM3e at 4.8 TB/s (139 GiB as the CUDA device of an H200 reports it), NVLink 900 GB/s, up to ' +
-      '700 W; HGX/DGX H200: 8 GPUs and 8 x 400 Gb/s ConnectX-7 (3200 Gbit/s) per node',
+      '700 W; HGX/DGX H200: 8 GPUs and 8 x 400 Gb/s ConnectX-7 (3200 Gbit/s) per node, the DGX H100\'s ' +
+      'host (two Xeon Platinum 8480C, 461 GB/s streamed; PCIe Gen5, 25 GB/s a GPU)',
   },
   'b200-sxm-180gb': {
     display_name: 'NVIDIA B200 180GB (HGX/DGX B200)',
@@ -93,8 +101,12 @@ export const GPUS = {
       gpus_per_node: 8,
       hbm_GBps: 7700,
       hbm_GiB: 179,
+      // Two Xeon Platinum 8570 of eight DDR5-5600 channels each (717 GB/s), 75% of it streamed;
+      // PCIe Gen5 as the DGX H100's.
+      host_memory_GBps: 538,
       inter_node_Gbps: 3200,
       intra_node_GBps: 900,
+      pcie_GBps: 25,
       peak_fp16_tflops: 2250,
       peak_fp32_tflops: 75,
       peak_fp8_tflops: 4500,
@@ -104,7 +116,8 @@ export const GPUS = {
       'NVIDIA Blackwell datasheet, HGX B200 per GPU: 4.5 PFLOP/s FP16/BF16 and 9 PFLOP/s FP8 with ' +
       'sparsity (2.25 and 4.5 dense), 75 TFLOP/s FP32, 180 GB HBM3e at 7.7 TB/s (179 GiB as nvidia-smi reports it on an HGX B200, docs.vultr.com inference cookbook hardware overview), NVLink 5 ' +
       '1.8 TB/s (900 GB/s per direction), up to 1000 W; 148 SMs (CUDA device properties of a B200); ' +
-      'DGX B200: 8 GPUs and 8 x 400 Gb/s ConnectX-7 (3200 Gbit/s) per node',
+      'DGX B200: 8 GPUs and 8 x 400 Gb/s ConnectX-7 (3200 Gbit/s) per node, two Xeon Platinum 8570 ' +
+      '(eight DDR5-5600 channels each: 717 GB/s, 538 at 75% streamed), PCIe Gen5 (25 GB/s a GPU)',
   },
 };
 

@@ -390,6 +390,15 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     const plain = await page.evaluate(() => document.getElementById('chart-timeline').layout.shapes.map((s) => s.name));
     assert.ok(!plain.includes('sharded gathers and reduce-scatters'), plain.join(' | '));
 
+    // Offloading the optimizer empties its part of the memory chart, as the CLI says.
+    const off = await newPage();
+    await open(off, '?model=llama3-8b&tp=2&pp=2&dp=4&zero_stage=1&optimizer_offload=true');
+    await off.waitForSelector('body[data-plan-charts]', { timeout: 15000 });
+    assert.ok(await off.isChecked('#f-plan-optimizer_offload'));
+    const memory = await off.evaluate(() => document.getElementById('chart-memory').data.map((t) => t.name));
+    assert.ok(memory.includes('weights') && !memory.includes('optimizer states'), memory.join(' | '));
+    await off.close();
+
     // The sharded space sweeps ZeRO-2 and -3 with both shard groups, as the CLI does.
     await page.evaluate(() => {
       const s = document.getElementById('explore-space');

@@ -250,6 +250,8 @@ export interface Plan {
   recompute_gather: boolean;
   /** ZeRO-3: the collectives are one flat ring, each GPU's network share carrying the whole buffer. */
   shard_flat_ring: boolean;
+  /** ZeRO-Offload: each rank's optimizer shard in host memory, Adam on the CPU (ZeRO stage 1 or more). */
+  optimizer_offload: boolean;
   /** A mixture of experts: expert-parallel degree (GPUs). */
   ep: number;
   /** Expert tensor-parallel degree (GPUs); 0: tp. */
@@ -416,6 +418,19 @@ export interface Details {
     edp: number;
     /** The experts' gradient reduction (s). */
     expert_reduce_s: number;
+  };
+  /** Optimizer offload (plan.optimizer_offload): the slowest stage's step on one GPU. */
+  offload?: {
+    /** Its gradient shard to host memory over PCIe (s). */
+    gradient_copy_s: number;
+    /** Of that, what outlasts the gradient reduction (s). */
+    gradient_exposed_s: number;
+    /** Adam on the CPU (s). */
+    cpu_step_s: number;
+    /** The updated 16-bit weights back to the GPU (s). */
+    parameter_copy_s: number;
+    /** Host memory of this GPU's shard (GiB). */
+    host_GiB: number;
   };
 }
 
@@ -1350,6 +1365,10 @@ export interface Profile {
     peak_fp32_tflops: number;
     /** Dense FP8 peak; absent or 0 on a GPU without FP8 (TFLOP/s). */
     peak_fp8_tflops?: number;
+    /** Host-device copy bandwidth per GPU, each direction, all of a node's GPUs at once; absent: no optimizer offload (GB/s). */
+    pcie_GBps?: number;
+    /** The node's CPU memory bandwidth a streaming kernel reaches; absent: no optimizer offload (GB/s). */
+    host_memory_GBps?: number;
     /** (GiB) */
     hbm_GiB: number;
     /** (GB/s) */

@@ -73,6 +73,7 @@ export const FIELDS = [
   { section: 'plan', key: 'shard_prefetch', label: 'Prefetch the next layer\'s gather', kind: 'bool', advanced: true, help: 'ZeRO-3 / FSDP: the next layer\'s all-gather beside this layer\'s compute' },
   { section: 'plan', key: 'reshard_after_forward', label: 'Reshard after forward', kind: 'bool', advanced: true, help: 'ZeRO-3 / FSDP: no keeps the gathered parameters for the backward (FSDP SHARD_GRAD_OP)' },
   { section: 'plan', key: 'recompute_gather', label: 'Recompute gathers again', kind: 'bool', advanced: true, help: 'ZeRO-3 with activation checkpointing: the recomputed forward gathers the layer\'s parameters once more (DeepSpeed)' },
+  { section: 'plan', key: 'optimizer_offload', label: 'Offload the optimizer to the CPU', kind: 'bool', advanced: true, help: 'ZeRO stage 1 or more: optimizer states in host memory, Adam on the CPU, gradients and weights over PCIe (ZeRO-Offload)' },
   { section: 'plan', key: 'shard_flat_ring', label: 'Shard collectives as one flat ring', kind: 'bool', advanced: true, help: 'ZeRO-3 / FSDP: one ring over the shard group instead of node-aware collectives' },
   { section: 'plan', key: 'attention', wide: true, label: 'Attention', kind: 'select', advanced: true },
   { section: 'plan', key: 'dp_overlap', label: 'Overlap gradient reduction', kind: 'bool', advanced: true, help: 'with the last micro-batch\'s backward, in buckets of max(40 M, 1 M × dp) parameters (Megatron-Core\'s default)' },

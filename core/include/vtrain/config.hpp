@@ -324,6 +324,10 @@ struct PlanConfig {
   bool shard_flat_ring = false;        // the gathers and reduce-scatters run as one flat ring over the shard
                                        // group, each GPU's network share carrying the whole buffer, rather
                                        // than node-aware (hierarchical) collectives
+  bool optimizer_offload = false;      // ZeRO-Offload (DeepSpeed offload_optimizer device cpu): each rank's
+                                       // shard of the fp32 master weights, Adam moments and gradients lives
+                                       // in host memory; the gradients cross PCIe down, the CPU runs Adam,
+                                       // the updated 16-bit weights cross back (docs/sharded-data-parallel.md)
   // Mixture of experts (docs/moe.md): the expert layers' GPUs of a stage, tp x dp, regrouped as
   // etp x ep x edp (Megatron-Core's expert_tensor_parallel_size x expert_model_parallel_size x the
   // expert data-parallel degree).

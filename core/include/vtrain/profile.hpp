@@ -95,6 +95,9 @@ struct Profile {
   double intra_node_GBps = 300;      // per-GPU per-direction intra-node bandwidth (GB/s)
   double inter_node_Gbps = 1600;     // per-node network bandwidth, all NICs (Gbit/s)
   int gpus_per_node = 8;             // GPUs in one node (count)
+  // The host, for optimizer offload (optional in a file; 0: not given, offload refused):
+  double pcie_GBps = 0;              // host-device copy bandwidth per GPU, each direction, pinned memory (GB/s)
+  double host_memory_GBps = 0;       // the node's CPU memory bandwidth that a streaming kernel reaches (GB/s)
 
   // operator time model
   double gemm_max_efficiency = 0.8;  // best fraction of peak a large GEMM reaches (fraction)

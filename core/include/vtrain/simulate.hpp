@@ -124,6 +124,13 @@ struct SimDetails {
   int ep_nodes = 1;                  // nodes one expert-parallel group spans
   int edp = 1;                       // expert data-parallel degree: tp x dp / (etp x ep) (GPUs)
   double expert_reduce_s = 0;        // the expert gradients' reduction over the expert data-parallel group
+  // Optimizer offload (plan.optimizer_offload), the slowest stage's step, one GPU:
+  bool offload = false;              // the fields below are set
+  double offload_gradient_copy_s = 0;  // its gradient shard to host memory over PCIe, all of it
+  double offload_gradient_exposed_s = 0;  // of that, what runs after the gradient reduction ends
+  double offload_cpu_step_s = 0;     // Adam on the CPU, bound by the host memory the node's GPUs share
+  double offload_parameter_copy_s = 0;  // the updated 16-bit weights back over PCIe
+  double offload_host_GiB = 0;       // host memory this GPU's shard holds: fp32 weights, moments, gradients (GiB)
 };
 
 // What an operator's kernels are bound by.

@@ -108,6 +108,12 @@ json to_json(const SimResult& r, bool include_timeline) {
                            {"edp", r.details.edp},
                            {"expert_reduce_s", r.details.expert_reduce_s}};
   }
+  if (r.details.offload)
+    j["details"]["offload"] = {{"gradient_copy_s", r.details.offload_gradient_copy_s},
+                               {"gradient_exposed_s", r.details.offload_gradient_exposed_s},
+                               {"cpu_step_s", r.details.offload_cpu_step_s},
+                               {"parameter_copy_s", r.details.offload_parameter_copy_s},
+                               {"host_GiB", r.details.offload_host_GiB}};
   if (r.accuracy.runs > 0) {
     j["accuracy"] = accuracy_json(r.accuracy);
     if (!r.accuracy_also.empty()) {

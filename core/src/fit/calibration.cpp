@@ -544,7 +544,8 @@ std::vector<Profile> calibrated_profiles(const Profile& fitted, const json& cali
   out40.hbm_GiB = 40;
   out40.hbm_GBps = 1555;
   out40.provenance["hardware"] =
-      "NVIDIA A100 Tensor Core GPU datasheet (2021): as the 80 GB board but 40 GB HBM2 at 1555 GB/s";
+      "NVIDIA A100 Tensor Core GPU datasheet (2021): as the 80 GB board but 40 GB HBM2 at 1555 GB/s; the DGX "
+      "A100 host as the 80 GB profile's (307 GB/s streamed, 12.5 GB/s of PCIe a GPU)";
   out40.provenance["calibration"]["note"] =
       "the fitted efficiencies of a100-sxm4-80gb, applied to this board's memory bandwidth";
   return {out80, out40};

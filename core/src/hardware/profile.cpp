@@ -93,6 +93,8 @@ Outcome<Profile> parse_profile(const json& j) {
     r.read("gpus_per_node", p.gpus_per_node, 1, limits::gpus_per_node);
     require(r, "hardware");
     r.read("peak_fp8_tflops", p.peak_fp8_tflops, 0.0, 1e6);  // optional: GPUs without FP8 leave it out
+    r.read("pcie_GBps", p.pcie_GBps, 0.0, 1e5);              // optional: optimizer offload needs both
+    r.read("host_memory_GBps", p.host_memory_GBps, 0.0, 1e6);
     r.finish();
   }
   {
@@ -277,6 +279,8 @@ json to_json(const Profile& p) {
       {"operator_table", table},
       {"provenance", p.provenance.is_null() ? json::object() : p.provenance}};
   if (p.peak_fp8_tflops > 0) j["hardware"]["peak_fp8_tflops"] = p.peak_fp8_tflops;
+  if (p.pcie_GBps > 0) j["hardware"]["pcie_GBps"] = p.pcie_GBps;
+  if (p.host_memory_GBps > 0) j["hardware"]["host_memory_GBps"] = p.host_memory_GBps;
   if (p.fp8_gemm_efficiency > 0) j["compute"]["fp8_gemm_efficiency"] = p.fp8_gemm_efficiency;
   return j;
 }

@@ -249,6 +249,16 @@ std::vector<MemoryBreakdown> stage_memory(const ModelConfig& m, const PlanConfig
       mb.gradients = (slice + layer) * grad_bytes / GiB;
       mb.optimizer_states = slice * 12.0 / GiB;
     }
+    if (p.optimizer_offload) {
+      // ZeRO-Offload: the optimizer states and this rank's gradient shard live in host memory. The
+      // GPU keeps the gradients on their way there: ZeRO-3's unit before its reduce-scatter,
+      // ZeRO-2's bucket, or with ZeRO-1 all of them (reduced after the backward).
+      mb.optimizer_states = 0;
+      if (shards_parameters(p))
+        mb.gradients = layer_parameters(m, p) * grad_bytes / GiB;
+      else if (p.zero_stage >= 2 && shard > 1)
+        mb.gradients = gradient_buckets(n * grad_bytes, p.dp * p.cp, grad_bytes).bytes / GiB;
+    }
 
     if (moe_model) {
       // in_flight counts chunks a stage holds; the stage's layers are spread over its chunks.

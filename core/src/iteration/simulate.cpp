@@ -604,6 +604,10 @@ struct StageTails {
   int dp_nodes = 1;              // nodes one data-parallel group spans (count)
 };
 
+// CPU Adam's host memory traffic per parameter (B): the fp32 gradient read; the fp32 weight and both
+// moments read and written; the updated 16-bit weight written for its copy to the GPU.
+constexpr double kCpuAdamBytesPerParam = 4.0 + 3 * (4.0 + 4.0) + 2.0;
+
 StageTails after_pipeline(const Setting& x, const PipelineOutcome& po, const std::vector<double>& local_params,
                           SimDetails& details) {
   const ModelConfig& m = x.m;
@@ -683,10 +687,41 @@ StageTails after_pipeline(const Setting& x, const PipelineOutcome& po, const std
     t.reduce_end[s] = end;
     t.sync = std::max(t.sync, end);
     const double shard = zero >= 1 ? shard_size(p) : 1.0;
-    t.opt_s[s] = (experts[s] > 0 ? (local_params[s] - experts[s]) / shard + experts[s] / (expert_zero >= 1 ? edp : 1)
-                                 : local_params[s] / shard) *
-                     prof.optimizer_bytes_per_param / hbm +
-                 8.0 * prof.kernel_overhead_us * 1e-6;
+    const double shard_params = experts[s] > 0 ? (local_params[s] - experts[s]) / shard +
+                                                     experts[s] / (expert_zero >= 1 ? edp : 1)
+                                               : local_params[s] / shard;
+    if (p.optimizer_offload) {
+      // ZeRO-Offload: the gradient shard crosses PCIe as its reduction delivers it, the CPU runs
+      // Adam over the fp32 weights and moments in host memory, the 16-bit weights come back.
+      const double pcie = prof.pcie_GBps * 1e9;
+      // A node's GPUs share its host memory.
+      const double host = prof.host_memory_GBps * 1e9 / static_cast<double>(std::min<long long>(x.gpn, x.ranks));
+      const double down = shard_params * grad_bytes / pcie;
+      // Reduced piece by piece during the last backward (ZeRO-2 with overlap, ZeRO-3 layer by
+      // layer), each piece is copied once reduced: what outlasts the reduction is the last piece's
+      // copy, or the copies the reduction's window could not hold. Otherwise all of it follows.
+      double exposed = down;
+      if (zero >= 2 && (sharded || x.dp_overlap)) {
+        double first_start = st.compute_end;
+        for (int c = 0; c < V; ++c) first_start = std::min(first_start, st.last_bwd_start[c]);
+        const double pieces = sharded ? std::max(1, stage_layers(m, p, s))
+                                      : gradient_buckets(shard_params * shard * grad_bytes, dp_group.size, grad_bytes).count;
+        exposed = std::max(down / pieces, down - (t.dp_end[s] - first_start));
+      }
+      const double cpu = shard_params * kCpuAdamBytesPerParam / host;
+      const double up = shard_params * kHalfBytes / pcie;
+      t.opt_s[s] = exposed + cpu + up;
+      if (t.opt_s[s] >= details.offload_gradient_exposed_s + details.offload_cpu_step_s + details.offload_parameter_copy_s) {
+        details.offload = true;
+        details.offload_gradient_copy_s = down;
+        details.offload_gradient_exposed_s = exposed;
+        details.offload_cpu_step_s = cpu;
+        details.offload_parameter_copy_s = up;
+        details.offload_host_GiB = shard_params * (12.0 + 4.0) / (1024.0 * 1024.0 * 1024.0);
+      }
+    } else {
+      t.opt_s[s] = shard_params * prof.optimizer_bytes_per_param / hbm + 8.0 * prof.kernel_overhead_us * 1e-6;
+    }
     // FP8: the updated linear weights cast to FP8 and FP8 transposed once an iteration (2 + 1 + 1 B)
     if (p.precision == Precision::fp8) t.opt_s[s] += stage_linear_weights(m, p, s) * (kHalfBytes + 2.0) / hbm;
     // ZeRO-1 and -2 all-gather the updated 16-bit weights; ZeRO-3 keeps them sharded until used.
@@ -861,6 +896,11 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
         "no_fp8", "/plan/precision",
         "fp8 needs FP8 tensor cores, which the " + (prof->display_name.empty() ? prof->name : prof->display_name) +
             " does not have (H100, H200 and B200 do): choose bf16 or fp16, or another GPU")};
+  if (config.plan.optimizer_offload && (prof->pcie_GBps <= 0 || prof->host_memory_GBps <= 0))
+    return Diagnostics{make_diagnostic(
+        "no_host", "/plan/optimizer_offload",
+        "optimizer offload needs the host's PCIe and memory bandwidth, which the profile " + prof->name +
+            " does not give (/hardware/pcie_GBps and /hardware/host_memory_GBps)")};
 
   SimResult r;
   r.config = config;

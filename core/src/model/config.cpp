@@ -207,6 +207,9 @@ Diagnostics check_sim_config(const SimConfig& c) {
   else if (p.shard_group > 0 && p.shard_group != p.dp && p.shard_group != 1 && p.zero_stage != 3)
     add("range", "/plan/shard_group",
         "hybrid sharding (a group smaller than /plan/dp) needs /plan/zero_stage 3, got " + std::to_string(p.zero_stage));
+  if (p.optimizer_offload && p.zero_stage == 0)
+    add("range", "/plan/optimizer_offload",
+        "offloads each rank's shard of the optimizer states (ZeRO-Offload): needs /plan/zero_stage 1 or more, got 0");
   if (p.cp > 1) {
     // Megatron-Core splits each sequence into 2 x cp chunks and gives rank r chunks r and 2cp-1-r,
     // so that every rank does the same share of the causal attention.

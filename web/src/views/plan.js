@@ -85,6 +85,7 @@ function planText(c) {
   if (p.sequence_parallel) parts.push('sequence parallel');
   if (p.zero_stage) parts.push(`ZeRO-${p.zero_stage}`);
   if (p.zero_stage === 3 && p.shard_group) parts.push(`sharded over ${p.shard_group} GPUs (HSDP)`);
+  if (p.optimizer_offload) parts.push('optimizer on the CPU');
   return parts.join(' · ');
 }
 
