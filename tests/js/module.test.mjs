@@ -26,7 +26,8 @@ test('simulate gives the native CLI numbers for every example and model preset',
     }
     assert.deepEqual(r.training, want.training, label);
     assert.deepEqual(r.warnings, want.warnings, label);
-    assert.ok(want.accuracy, `${label}: the bundled profile records its accuracy`);
+    // A calibrated profile records its accuracy; a projected one (B200) has no fitted runs to record.
+    assert.ok(want.accuracy || r.profile_kind === 'projected', `${label}: the bundled profile records its accuracy`);
     assert.deepEqual(r.accuracy, want.accuracy, label);
     assert.deepEqual(r.accuracy_also, want.accuracy_also, label);
   }
