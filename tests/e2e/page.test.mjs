@@ -397,6 +397,9 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     assert.ok(await off.isChecked('#f-plan-optimizer_offload'));
     const memory = await off.evaluate(() => document.getElementById('chart-memory').data.map((t) => t.name));
     assert.ok(memory.includes('weights') && !memory.includes('optimizer states'), memory.join(' | '));
+    assert.match(await off.textContent('#memory-note'), /optimizer states in host memory, [\d.]+ GiB a GPU$/);
+    assert.match(await off.textContent('#breakdown-note'), /the optimizer on the CPU: Adam [\d.]+ (µs|ms|s), PCIe [\d.]+ (µs|ms|s)$/);
+    await screenshot(off, 'offload.png', { fullPage: false });
     await off.close();
 
     // The sharded space sweeps ZeRO-2 and -3 with both shard groups, as the CLI does.

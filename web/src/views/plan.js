@@ -318,9 +318,13 @@ function create(panel, { vtrain, catalog, planInputs: inputs, embed, show, chang
     list.textContent = '';
     for (const w of warnings) list.append(h('li', { text: w }));
     list.hidden = warnings.length === 0;
-    $('breakdown-note').textContent = `stage ${r.breakdown_stage}, the busiest`;
+    const off = r.details.offload;
+    // Optimizer offload: the step's parts (CPU Adam, PCIe both ways) and the host memory it holds.
+    $('breakdown-note').textContent = `stage ${r.breakdown_stage}, the busiest` +
+      (off ? `; the optimizer on the CPU: Adam ${fmt.duration(off.cpu_step_s)}, PCIe ${fmt.duration(off.gradient_exposed_s + off.parameter_copy_s)}` : '');
     if (!embed) renderOperators($('ops-figure'), $('ops-table'), $('ops-note'), $('ops-foot'), r);
-    $('memory-note').textContent = `stage ${r.memory_stage}, the fullest`;
+    $('memory-note').textContent = `stage ${r.memory_stage}, the fullest` +
+      (off ? `; its optimizer states in host memory, ${fmt.gib(off.host_GiB)} a GPU` : '');
 
     summarize({
       parts: [
