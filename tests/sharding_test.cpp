@@ -225,6 +225,60 @@ TEST_CASE("sharding: a collective beside a layer's compute takes its SMs for as 
   CHECK(run(j, &instant).iteration_time_s == doctest::Approx(run(j, &instant_many).iteration_time_s).epsilon(1e-12));
 }
 
+TEST_CASE("sharding: with a device-wide synchronization no layer computes beside the reduce-scatter before it") {
+  using detail::ShardTrace;
+  // Layers of 10 ms compute, gathers of 4 ms, reduce-scatters of 5 ms: with streams alone the
+  // reductions hide behind the next layers' compute; a synchronization before each layer waits for them.
+  for (bool sync : {false, true}) {
+    double gpu = 0, host = 0, comm = 0;
+    ShardTrace t;
+    detail::sharded_layer_schedule(
+        6, 0.004, 0.005, true, comm, [&] { return std::max(gpu, host); }, [&] { return gpu; },
+        [&](double ready) { gpu = std::max(gpu, ready); }, [&](int) { gpu = std::max(gpu, host) + 0.010; }, &t, 0.0,
+        [](double) {},
+        [&](double idle) {
+          if (!sync) return;
+          gpu = std::max(gpu, idle);
+          host = std::max(host, gpu);
+        });
+    CAPTURE(sync);
+    REQUIRE(t.compute_start.size() == 6);
+    for (int r = 1; r < 6; ++r) {
+      // The reduce-scatter of layer r-1 starts when its compute ends (the stream is free by then).
+      const double reduced = t.compute_end[r - 1] + 0.005;
+      if (sync)
+        CHECK(t.compute_start[r] >= reduced - 1e-15);
+      else
+        CHECK(t.compute_start[r] < reduced);
+    }
+    // Six layers of compute, five reductions in series between them, the first gather before.
+    if (sync) CHECK(t.compute_end.back() == doctest::Approx(0.004 + 6 * 0.010 + 5 * 0.005));
+    else CHECK(t.compute_end.back() == doctest::Approx(0.004 + 6 * 0.010));
+  }
+  // In a simulated plan: never faster, the same with communication that costs nothing.
+  const Profile instant = instant_comm_profile();
+  json j = sharded_config(3);
+  j["plan"]["recompute"] = "full";
+  j["plan"]["recompute_gather"] = true;
+  const SimResult streams = run(j), streams_free = run(j, &instant);
+  j["plan"]["shard_device_sync"] = true;
+  const SimResult synced = run(j), synced_free = run(j, &instant);
+  CHECK(synced.iteration_time_s > streams.iteration_time_s);
+  CHECK(synced.model_flops_per_iteration == streams.model_flops_per_iteration);
+  // With free communication what is left is the host's: after each synchronization the GPU idles
+  // until the host has issued the layer's first kernels, where it had run ahead before.
+  CHECK(synced_free.iteration_time_s > streams_free.iteration_time_s);
+  CHECK(synced_free.iteration_time_s - synced_free.breakdown.host_overhead ==
+        doctest::Approx(streams_free.iteration_time_s - streams_free.breakdown.host_overhead).epsilon(1e-9));
+  // Below ZeRO stage 3 there is nothing to synchronize with: a warning says so.
+  json z1 = sharded_config(1);
+  z1["plan"]["shard_device_sync"] = true;
+  const SimResult r1 = run(z1);
+  bool warned = false;
+  for (const auto& w : r1.warnings) warned = warned || w.message.find("shard_device_sync") != std::string::npos;
+  CHECK(warned);
+}
+
 TEST_CASE("sharding: the operator table lists each layer's gathers and reduce-scatter") {
   json j = sharded_config(3);
   j["output"]["operators"] = true;

@@ -250,6 +250,8 @@ export interface Plan {
   recompute_gather: boolean;
   /** ZeRO-3: the collectives are one flat ring, each GPU's network share carrying the whole buffer. */
   shard_flat_ring: boolean;
+  /** ZeRO-3: the host synchronizes the whole device before each layer computes, so the last reduce-scatter ends first (DeepSpeed ZeRO-3 v0.3.13 to v0.5.x). */
+  shard_device_sync: boolean;
   /** ZeRO-Offload: each rank's optimizer shard in host memory, Adam on the CPU (ZeRO stage 1 or more). */
   optimizer_offload: boolean;
   /** A mixture of experts: expert-parallel degree (GPUs). */

@@ -75,6 +75,7 @@ export const FIELDS = [
   { section: 'plan', key: 'recompute_gather', label: 'Recompute gathers again', kind: 'bool', advanced: true, help: 'ZeRO-3 with activation checkpointing: the recomputed forward gathers the layer\'s parameters once more (DeepSpeed)' },
   { section: 'plan', key: 'optimizer_offload', label: 'Offload the optimizer to the CPU', kind: 'bool', advanced: true, help: 'ZeRO stage 1 or more: optimizer states in host memory, Adam on the CPU, gradients and weights over PCIe (ZeRO-Offload)' },
   { section: 'plan', key: 'shard_flat_ring', label: 'Shard collectives as one flat ring', kind: 'bool', advanced: true, help: 'ZeRO-3 / FSDP: one ring over the shard group instead of node-aware collectives' },
+  { section: 'plan', key: 'shard_device_sync', label: 'Synchronize the device before each layer', kind: 'bool', advanced: true, help: 'ZeRO-3: each layer waits for every collective in flight, its predecessor\'s reduce-scatter too (DeepSpeed ZeRO-3 v0.3.13 to v0.5.x)' },
   { section: 'plan', key: 'attention', wide: true, label: 'Attention', kind: 'select', advanced: true },
   { section: 'plan', key: 'dp_overlap', label: 'Overlap gradient reduction', kind: 'bool', advanced: true, help: 'with the last micro-batch\'s backward, in buckets of max(40 M, 1 M × dp) parameters (Megatron-Core\'s default)' },
   { section: 'plan', key: 'precision', wide: true, label: 'Precision', kind: 'select', advanced: true },

@@ -324,6 +324,10 @@ struct PlanConfig {
   bool shard_flat_ring = false;        // the gathers and reduce-scatters run as one flat ring over the shard
                                        // group, each GPU's network share carrying the whole buffer, rather
                                        // than node-aware (hierarchical) collectives
+  bool shard_device_sync = false;      // the host synchronizes the whole device before each unit computes, so
+                                       // every collective in flight, the last reduce-scatter included, ends
+                                       // first (DeepSpeed ZeRO-3 v0.3.13 to v0.5.x: fetch_sub_module's
+                                       // torch.cuda.synchronize)
   bool optimizer_offload = false;      // ZeRO-Offload (DeepSpeed offload_optimizer device cpu): each rank's
                                        // shard of the fp32 master weights, Adam moments and gradients lives
                                        // in host memory; the gradients cross PCIe down, the CPU runs Adam,

@@ -32,6 +32,7 @@ ShardComm shard_comm(const ModelConfig& m, const PlanConfig& p, const Profile& p
   if (!shards_parameters(p)) return sc;
   sc.on = true;
   sc.prefetch = p.shard_prefetch && !p.launch_blocking;
+  sc.device_sync = p.shard_device_sync;
   const int shard = shard_size(p);
   const int replicas = p.dp / shard;
   // Data-parallel ranks lie dp_stride apart; a shard group is `shard` consecutive ones of them, its

@@ -4,6 +4,7 @@
 // they run on a communication stream beside the compute stream. docs/sharded-data-parallel.md.
 
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "iteration/communication.hpp"
@@ -30,6 +31,7 @@ struct ShardComm {
   double edge_gather_s[2][2] = {};  // [first][last]: the embedding and head unit, gathered at the
   double edge_reduce_s[2][2] = {};  // forward's start and reduced at the backward's end
   double sm_share = 0;         // share of the GPU's SMs the collectives' kernels hold while they run
+  bool device_sync = false;    // each unit's compute waits for every collective in flight (plan.shard_device_sync)
 };
 
 ShardComm shard_comm(const ModelConfig& m, const PlanConfig& p, const Profile& prof, const Fabric& fabric,
@@ -57,10 +59,14 @@ struct ShardTrace {
 // While a collective runs beside a layer's compute, its kernels hold `sm_share` of the GPU's SMs
 // (NCCL's thread blocks never share an SM with compute kernels): the compute loses that share of
 // its speed for as long as they overlap, and slow(s) lengthens the compute stream by the s lost.
-template <class Now, class Done, class Wait, class Run, class Slow = void (*)(double)>
+// With `sync` (plan.shard_device_sync) the host synchronizes the whole device before each layer:
+// sync(t) holds the compute stream and the host until t, when the communication stream is idle, so
+// the previous layer's reduce-scatter ends before this layer's compute starts and the next
+// layer's gather is issued only then.
+template <class Now, class Done, class Wait, class Run, class Slow = void (*)(double), class Sync = void (*)(double)>
 void sharded_layer_schedule(int layers, double gather_s, double reduce_s, bool prefetch, double& comm, Now now,
                             Done done, Wait wait, Run run, ShardTrace* trace = nullptr, double sm_share = 0,
-                            Slow slow = nullptr) {
+                            Slow slow = nullptr, Sync sync = nullptr) {
   double seg_start[4] = {}, seg_end[4] = {};  // the stream's latest collectives (a ring of 4)
   int segs = 0;
   const auto busy = [&](double s, double e) {
@@ -85,6 +91,11 @@ void sharded_layer_schedule(int layers, double gather_s, double reduce_s, bool p
   };
   double gathered = gather(now());
   for (int r = 0; r < layers; ++r) {
+    if constexpr (!std::is_same_v<Sync, void (*)(double)>) {
+      sync(std::max(gathered, comm));
+    } else {
+      if (sync) sync(std::max(gathered, comm));
+    }
     wait(gathered);
     const double start = now();
     const bool more = r + 1 < layers;

@@ -30,6 +30,7 @@ PlanConfig kernel_key(const ModelConfig& m, const PlanConfig& p) {
   k.reshard_after_forward = true;
   k.recompute_gather = false;
   k.shard_flat_ring = false;
+  k.shard_device_sync = false;
   k.dp_overlap = false;
   k.p2p_overlap = false;
   k.placement = Placement::tp_dp_pp;

@@ -146,6 +146,11 @@ void issue_sharded_layers(HostGpu& st, const std::vector<Kernel>& a, const std::
       [&](double lost) {  // the compute slowed by the collectives beside it: their cost to it
         st.gpu += lost;
         st.acc.dp_comm += lost;
+      },
+      [&](double idle) {  // a device-wide synchronization: the host issues nothing until `idle`
+        if (!sc.device_sync) return;
+        wait_for_comm(st, idle);
+        st.host = std::max(st.host, st.gpu);
       });
 }
 
@@ -414,9 +419,11 @@ void note_settings(const ModelConfig& m, const PlanConfig& p, SimResult& r) {
                           "ZeRO stage " + std::to_string(p.zero_stage) +
                               " shards the model states over data-parallel ranks: with one rank to a shard group it "
                               "changes nothing"});
-  if (p.zero_stage < 3 && (!p.shard_prefetch || !p.reshard_after_forward || p.recompute_gather || p.shard_flat_ring))
+  if (p.zero_stage < 3 && (!p.shard_prefetch || !p.reshard_after_forward || p.recompute_gather || p.shard_flat_ring ||
+                          p.shard_device_sync))
     r.warnings.push_back({WarningCode::no_effect, "/plan/zero_stage",
-                          "shard_prefetch, reshard_after_forward, recompute_gather and shard_flat_ring are ways of gathering sharded "
+                          "shard_prefetch, reshard_after_forward, recompute_gather, shard_flat_ring and shard_device_sync are "
+                          "ways of gathering sharded "
                           "parameters: below ZeRO stage 3 they change nothing"});
   if (p.zero_all_reduce && p.zero_stage == 0)
     r.warnings.push_back({WarningCode::no_effect, "/plan/zero_all_reduce",

@@ -126,6 +126,7 @@ void plan_fields(V& v, P& p) {
   v.field("reshard_after_forward", p.reshard_after_forward);
   v.field("recompute_gather", p.recompute_gather);
   v.field("shard_flat_ring", p.shard_flat_ring);
+  v.field("shard_device_sync", p.shard_device_sync);
   v.field("optimizer_offload", p.optimizer_offload);
   v.field("ep", p.ep, IntBounds{1, limits::experts});
   v.field("etp", p.etp, IntBounds{0, limits::tp});
