@@ -264,6 +264,7 @@ int run_validate(const Args& args) {
         if (m.recompute_gather) j["recompute_gather"] = true;
         if (m.shard_flat_ring) j["shard_flat_ring"] = true;
         if (m.shard_device_sync) j["shard_device_sync"] = true;
+        if (m.moe_permute_sync) j["moe_permute_sync"] = true;
         if (m.has_attention) j["attention"] = to_string(m.attention);
         if (!row.notes.empty()) j["notes"] = row.notes;
         rows.push_back(j);
@@ -356,6 +357,7 @@ int run_validate(const Args& args) {
         if (m.recompute_gather) s += " recompute-gather";
         if (m.shard_flat_ring) s += " flat-ring";
         if (m.shard_device_sync) s += " device-sync";
+        if (m.moe_permute_sync) s += " permute-sync";
         if (m.has_attention) s += std::string(" ") + to_string(m.attention);
         if (m.vocab > 0) s += " vocab " + std::to_string(m.vocab);
         if (m.inter_node_Gbps > 0) {

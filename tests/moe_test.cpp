@@ -260,3 +260,36 @@ TEST_CASE("moe: context parallelism splits the routed tokens and joins the exper
     named = named || (d.pointer == "/plan/ep" && d.message.find("/plan/tp x /plan/cp x /plan/dp (8)") != std::string::npos);
   CHECK(named);
 }
+
+TEST_CASE("moe: a permutation that makes the host wait costs host time, no GPU time, once per MoE layer") {
+  json j = with(base(), 8, 2);
+  const SimResult free_running = test::simulate_ok(test::parse_ok(j));
+  j["plan"]["moe_permute_sync"] = true;
+  const SimResult synced = test::simulate_ok(test::parse_ok(j));
+  // The same kernels: their GPU time and the FLOPs are unchanged.
+  CHECK(synced.model_flops_per_iteration == free_running.model_flops_per_iteration);
+  CHECK(synced.breakdown.forward == doctest::Approx(free_running.breakdown.forward).epsilon(1e-12));
+  CHECK(synced.breakdown.backward == doctest::Approx(free_running.breakdown.backward).epsilon(1e-12));
+  CHECK(op_time(synced, "moe layer", "expert up projections") == op_time(free_running, "moe layer", "expert up projections"));
+  // The GPU waits for the host after each wait: the difference is host overhead, and it is there.
+  CHECK(synced.iteration_time_s > free_running.iteration_time_s);
+  CHECK(synced.iteration_time_s - synced.breakdown.host_overhead ==
+        doctest::Approx(free_running.iteration_time_s - free_running.breakdown.host_overhead).epsilon(1e-9));
+  // More MoE layers, more waits: the extra time grows with the layers.
+  json deep = j;
+  deep["model"]["layers"] = 16;
+  json deep_free = deep;
+  deep_free["plan"]["moe_permute_sync"] = false;
+  const double extra8 = synced.iteration_time_s - free_running.iteration_time_s;
+  const double extra16 = test::simulate_ok(test::parse_ok(deep)).iteration_time_s -
+                         test::simulate_ok(test::parse_ok(deep_free)).iteration_time_s;
+  CHECK(extra16 > 1.5 * extra8);
+  // A dense model has no permutation: the field is named as having no effect.
+  json dense = base();
+  dense["model"].erase("moe");
+  dense["plan"]["moe_permute_sync"] = true;
+  const SimResult d = test::simulate_ok(test::parse_ok(dense));
+  bool warned = false;
+  for (const auto& w : d.warnings) warned = warned || w.pointer == "/plan/moe_permute_sync";
+  CHECK(warned);
+}

@@ -258,6 +258,8 @@ export interface Plan {
   ep: number;
   /** Expert tensor-parallel degree (GPUs); 0: tp. */
   etp: number;
+  /** A mixture of experts: the token permutation and unpermutation make the host wait for the GPU (Megatron-Core 0.10). */
+  moe_permute_sync: boolean;
   /** Gradients accumulated and reduced in fp32 (bf16, fp8); false: in bf16. */
   grad_reduce_fp32: boolean;
 }

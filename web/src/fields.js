@@ -86,6 +86,7 @@ export const FIELDS = [
   { section: 'plan', key: 'grad_accumulation_fusion', label: 'Fused grad accumulation', kind: 'bool', advanced: true, help: 'no: a separate pass adds each micro-batch\'s gradients (Megatron-LM 2021, DeepSpeed)' },
   { section: 'plan', key: 'ep', term: 'ep', label: 'Expert parallel (ep)', kind: 'int', advanced: true, help: 'a mixture of experts: experts split over ep GPUs (docs/moe.md)' },
   { section: 'plan', key: 'etp', label: 'Expert tensor parallel', kind: 'int', advanced: true, help: '0: the same as tp' },
+  { section: 'plan', key: 'moe_permute_sync', label: 'Host waits on token permutation', kind: 'bool', advanced: true, help: 'a mixture of experts: each MoE layer\'s permutation and unpermutation hold the host until the GPU gets there (Megatron-Core 0.10, docs/moe.md)' },
   { section: 'plan', key: 'grad_reduce_fp32', label: 'Gradients in fp32', kind: 'bool', advanced: true, help: 'no: accumulated and reduced in bf16' },
   { section: 'plan', key: 'fused_elementwise', label: 'Fused element-wise kernels', kind: 'bool', advanced: true, help: 'no: norms, rotary and SwiGLU as eager PyTorch\'s kernels (torchtitan without torch.compile)' },
   { section: 'plan', key: 'launch_blocking', label: 'Launch blocking', kind: 'bool', advanced: true, help: 'CUDA_LAUNCH_BLOCKING=1: the host waits for every kernel, nothing overlaps (BLOOM\'s run)' },

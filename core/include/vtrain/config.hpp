@@ -337,6 +337,9 @@ struct PlanConfig {
   // expert data-parallel degree).
   int ep = 1;                          // expert-parallel degree (GPUs): each holds experts / ep of every MoE layer
   int etp = 0;                         // expert tensor-parallel degree (GPUs); 0: the same as tp
+  bool moe_permute_sync = false;       // the MoE layer's token permutation and unpermutation each make the
+                                       // host wait for the GPU (Megatron-Core 0.10's permute and unpermute:
+                                       // masked_select, whose output size the host reads), docs/moe.md
   bool grad_reduce_fp32 = true;        // bf16 and fp8: gradients accumulated and reduced in fp32 buffers;
                                        // false: in bf16 (Megatron-Core's grad_reduce_in_fp32 off, as NeMo's
                                        // performance recipes run)

@@ -54,6 +54,7 @@ struct MeasuredRun {
   bool reshard_after_forward = true;  // "reshard after forward": no for FSDP SHARD_GRAD_OP
   bool shard_flat_ring = false; // "flat ring": yes where the sharded collectives are one flat ring
   bool shard_device_sync = false; // "device sync": yes where the host synchronizes the device before each unit
+  bool moe_permute_sync = false;  // "permute sync": yes where the MoE token permutations make the host wait
   bool has_attention = false;   // the file has an "attention" column
   Attention attention = Attention::unfused;  // "attention": flash, unfused or triton
   bool zero_all_reduce = false; // "ZeRO gradient all-reduce": yes where ZeRO-1 all-reduces the gradients whole
@@ -96,7 +97,8 @@ Outcome<std::vector<MeasuredRun>> parse_measurements(std::string_view csv_text);
 // "recompute gather" (yes, no: DeepSpeed ZeRO-3 gathers a layer's parameters for its recomputation
 // too), "flat ring" (yes, no: its collectives are one flat ring over the data-parallel ranks),
 // "device sync" (yes, no: the host synchronizes the whole device before each unit's compute, as
-// DeepSpeed ZeRO-3 v0.3.13 to v0.5.x does), "attention" (flash, unfused, triton: the stack's attention kernels), "GPU" (a bundled profile's name) and "model" (a model preset's name: its shape but for the columns' sizes).
+// DeepSpeed ZeRO-3 v0.3.13 to v0.5.x does), "permute sync" (yes, no: a MoE layer's token
+// permutation and unpermutation make the host wait for the GPU, as Megatron-Core 0.10's do), "attention" (flash, unfused, triton: the stack's attention kernels), "GPU" (a bundled profile's name) and "model" (a model preset's name: its shape but for the columns' sizes).
 const std::vector<std::string>& measurement_setting_columns();
 
 // Header cells that parse_measurements does not know (neither vTrain's columns nor the optional ones).

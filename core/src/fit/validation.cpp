@@ -177,6 +177,8 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
       choose(r.shard_flat_ring, {{"yes", true}, {"no", false}});
     } else if (name == "device sync") {
       choose(r.shard_device_sync, {{"yes", true}, {"no", false}});
+    } else if (name == "permute sync") {
+      choose(r.moe_permute_sync, {{"yes", true}, {"no", false}});
     } else if (name == "reshard after forward") {
       choose(r.reshard_after_forward, {{"yes", true}, {"no", false}});
     } else if (name == "gradient reduction in fp32") {
@@ -240,7 +242,7 @@ const std::vector<std::string>& measurement_setting_columns() {
                                                  "data-parallel overlap", "gradient accumulation fusion",
                                                  "ZeRO stage", "ZeRO gradient all-reduce", "launch blocking", "fused elementwise",
                                                  "position embedding", "shard group", "reshard after forward",
-                                                 "recompute gather", "attention", "flat ring", "device sync", "GPU", "model",
+                                                 "recompute gather", "attention", "flat ring", "device sync", "permute sync", "GPU", "model",
                                                  "expert parallelism", "expert tensor parallelism",
                                                  "capacity factor", "gradient reduction in fp32",
                                                  "context parallelism", "tensor-parallel overlap",
@@ -471,6 +473,7 @@ SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
   p.recompute_gather = run.recompute_gather;
   p.shard_flat_ring = run.shard_flat_ring;
   p.shard_device_sync = run.shard_device_sync;
+  p.moe_permute_sync = run.moe_permute_sync;
   p.tp_comm_overlap = run.tp_comm_overlap;
   p.p2p_overlap = run.p2p_overlap;
   c.output.timeline = false;

@@ -51,6 +51,7 @@ struct Shape {
   double shared_f_t = 0;     // the shared experts' width per tensor-parallel rank (0: none)
   double a2a_bytes = 0;      // what one rank sends in a dispatch (or combine) all-to-all (B)
   bool sigmoid = false;      // sigmoid scores (DeepSeek-V3) rather than softmax
+  bool permute_sync = false; // permutation and unpermutation synchronize the host (plan.moe_permute_sync)
 };
 
 Kernel gemm(Part part, const char* op, double m, double n, double k, double batch = 1) {
@@ -447,6 +448,7 @@ void moe_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
   // scores in fp32: softmax (or sigmoid and bias), top-k, the load-balancing statistics
   v.push_back(mem(part, "router top-k", (E + 3.0 * 4.0) * x.Tm * x.experts));
   v.push_back(mem(part, "token permutation", E * (x.Tm * x.h + copies * x.h)));
+  v.back().host_sync = x.permute_sync;
   if (x.ep > 1) v.push_back(coll_on(CommGroup::ep, CollectiveKind::all_to_all, x.a2a_bytes, "expert-parallel all-to-all"));
   if (x.etp > 1)
     v.push_back(coll_on(CommGroup::etp, CollectiveKind::all_gather, E * expert_tokens * x.h, "expert tensor-parallel collective"));
@@ -459,6 +461,7 @@ void moe_fwd(std::vector<Kernel>& v, const Shape& x, Part part) {
     v.push_back(coll_on(CommGroup::etp, CollectiveKind::reduce_scatter, E * expert_tokens * x.h, "expert tensor-parallel collective"));
   if (x.ep > 1) v.push_back(coll_on(CommGroup::ep, CollectiveKind::all_to_all, x.a2a_bytes, "expert-parallel all-to-all"));
   v.push_back(mem(part, "token unpermutation", E * (copies * x.h + x.Tm * x.h) + 4.0 * copies));  // weighted sum
+  v.back().host_sync = x.permute_sync;
   if (x.shared_f_t > 0) {
     const double out = x.swiglu ? 2.0 * x.shared_f_t : x.shared_f_t;
     region_entry_fwd(v, x);
@@ -812,6 +815,7 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
     x.topk = e.experts_per_token;
     x.ep = p.ep;
     x.etp = expert_tp(p);
+    x.permute_sync = p.moe_permute_sync;
     x.local_experts = static_cast<double>(e.experts) / p.ep;
     x.fe_t = static_cast<double>(e.expert_ffn_hidden) / x.etp;
     x.shared_f_t = shared_expert_width(m) / p.tp;

@@ -49,6 +49,7 @@ struct Kernel {
   double sms_taken = 0;     // a GEMM's SMs given to a collective running beside it (count)
   bool fp8 = false;         // a GEMM run in FP8 (Transformer Engine): the profile's FP8 peak, 1-byte inputs
   CommGroup group = CommGroup::tp;  // the group a collective runs over
+  bool host_sync = false;   // the host waits for the GPU to finish this kernel before it issues the next
 };
 
 // Kernels of one micro-batch through one layer / the embedding / the head, for one TP rank. A

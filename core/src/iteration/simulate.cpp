@@ -75,7 +75,9 @@ void issue(HostGpu& st, const std::vector<Kernel>& ks, double per_kernel_s, cons
       st.gpu = st.host + sync_s;
     }
     st.gpu += k.time_s;
-    if (cost.blocking) st.host = st.gpu;  // the launch returns when the kernel has finished
+    // The launch returns when the kernel has finished; a kernel whose result the host reads
+    // (a data-dependent size) holds the host until then.
+    if (cost.blocking || k.host_sync) st.host = std::max(st.host, st.gpu);
     switch (k.part) {
       case Part::forward: st.acc.forward += k.time_s; break;
       case Part::backward: st.acc.backward += k.time_s; break;
@@ -411,6 +413,9 @@ void note_settings(const ModelConfig& m, const PlanConfig& p, SimResult& r) {
     r.warnings.push_back({WarningCode::no_effect, p.embedding_as_layer ? "/plan/embedding_as_layer" : "/plan/head_as_layer",
                           "counting the embedding or the head as a layer changes the pipeline's split: at pp 1 "
                           "there is none"});
+  if (p.moe_permute_sync && !is_moe(m))
+    r.warnings.push_back({WarningCode::no_effect, "/plan/moe_permute_sync",
+                          "the host waits on the token permutation of MoE layers: a dense model has none"});
   if (p.zero_stage == 1 && p.dp * p.cp == 1)
     r.warnings.push_back({WarningCode::no_effect, "/plan/zero_stage",
                           "ZeRO stage 1 splits the optimizer states over data-parallel ranks: at dp 1 it changes nothing"});

@@ -130,6 +130,7 @@ void plan_fields(V& v, P& p) {
   v.field("optimizer_offload", p.optimizer_offload);
   v.field("ep", p.ep, IntBounds{1, limits::experts});
   v.field("etp", p.etp, IntBounds{0, limits::tp});
+  v.field("moe_permute_sync", p.moe_permute_sync);
   v.field("grad_reduce_fp32", p.grad_reduce_fp32);
 }
 
