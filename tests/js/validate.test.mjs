@@ -25,6 +25,17 @@ function run(...args) {
 
 // `validate --json` of a file of profiles/published, which must succeed. With `expect`, also checks
 // that every column was read, the run count, and the bounds on the MAPE and the largest error (%).
+// A published file with `pattern` replaced by `replacement` in its text (the replacement must
+// change something), validated: what a setting column does to the file's predictions.
+function validateVariant(file, pattern, replacement) {
+  const text = readFileSync(path.join(root, 'profiles/published', file), 'utf8');
+  const variant = text.replace(pattern, replacement);
+  assert.notEqual(variant, text, `${pattern} is not in ${file}`);
+  const r = run('validate', csv(variant), '--json');
+  assert.equal(r.code, 0, r.err);
+  return JSON.parse(r.out);
+}
+
 function validatePublished(file, expect) {
   const r = run('validate', path.join(root, 'profiles/published', file), '--json');
   assert.equal(r.code, 0, r.err);
@@ -375,12 +386,8 @@ test('the published torchtitan FSDP2 runs validate within the 10% floor, as eage
   const j = validatePublished('torchtitan-a100.csv', { runs: 3, mape: 10 });
   assert.ok(j.rows.every((row) => row.zero_stage === 3 && row.fused_elementwise === false));
   // Each of the two effects is needed: fused kernels (Megatron's) are further off.
-  const fused = readFileSync(path.join(root, 'profiles/published/torchtitan-a100.csv'), 'utf8').replace(/,yes,no,/g, ',yes,yes,');
-  const tmp = path.join(mkdtempSync(path.join(tmpdir(), 'vtrain-tt-')), 'fused.csv');
-  writeFileSync(tmp, fused);
-  const r = run('validate', tmp, '--json');
-  assert.equal(r.code, 0, r.err);
-  assert.ok(JSON.parse(r.out).mape_percent > j.mape_percent + 3, `fused ${JSON.parse(r.out).mape_percent}, eager ${j.mape_percent}`);
+  const fused = validateVariant('torchtitan-a100.csv', /,yes,no,/g, ',yes,yes,');
+  assert.ok(fused.mape_percent > j.mape_percent + 3, `fused ${fused.mape_percent}, eager ${j.mape_percent}`);
 });
 
 test('the published DeepSpeed ZeRO-3 runs of 2021 are bound by their gathers from 768 GPUs on', () => {
@@ -392,14 +399,7 @@ test('the published DeepSpeed ZeRO-3 runs of 2021 are bound by their gathers fro
                                   row.shard_device_sync === true));
   // The device-wide synchronization of that DeepSpeed release is what the micro-batch-4 runs show:
   // with the reduce-scatters overlapped instead, they are predicted much shorter than measured.
-  const text = readFileSync(path.join(root, 'profiles/published/narayanan-zero3-a100.csv'), 'utf8');
-  const streams = text.replace(/,yes,yes,yes,/g, ',yes,yes,no,');
-  assert.notEqual(streams, text);
-  const tmp = path.join(mkdtempSync(path.join(tmpdir(), 'vtrain-z3-')), 'streams.csv');
-  writeFileSync(tmp, streams);
-  const r = run('validate', tmp, '--json');
-  assert.equal(r.code, 0, r.err);
-  const s = JSON.parse(r.out);
+  const s = validateVariant('narayanan-zero3-a100.csv', /,yes,yes,yes,/g, ',yes,yes,no,');
   assert.ok(s.mape_percent > j.mape_percent + 3, `streams ${s.mape_percent}, synchronized ${j.mape_percent}`);
   for (const [i, row] of j.rows.entries()) {
     if (row.micro_batch === 4) assert.ok(s.rows[i].predicted_ms < row.predicted_ms * 0.9, `line ${row.line}`);
@@ -428,14 +428,7 @@ test('Grok-1 on 8 to 2,048 H100s: a mixture of experts with context parallelism,
   // Megatron-Core 0.10 (NeMo 24.12): each MoE layer's permutation and unpermutation make the host
   // wait (masked_select). Without those waits every run is predicted faster, and the file is further off.
   assert.ok(j.rows.every((row) => row.moe_permute_sync === true));
-  const text = readFileSync(path.join(root, 'profiles/published/grok-h100.csv'), 'utf8');
-  const free = text.replace(/,1,yes,128256,/g, ',1,no,128256,');
-  assert.notEqual(free, text);
-  const tmp = path.join(mkdtempSync(path.join(tmpdir(), 'vtrain-grok-')), 'free.csv');
-  writeFileSync(tmp, free);
-  const r = run('validate', tmp, '--json');
-  assert.equal(r.code, 0, r.err);
-  const f = JSON.parse(r.out);
+  const f = validateVariant('grok-h100.csv', /,1,yes,128256,/g, ',1,no,128256,');
   assert.ok(f.mape_percent > j.mape_percent + 1, `free ${f.mape_percent}, waiting ${j.mape_percent}`);
   for (const [i, row] of j.rows.entries()) assert.ok(f.rows[i].predicted_ms < row.predicted_ms, `line ${row.line}`);
   assert.equal(j.rows.filter((row) => (row.cp ?? 1) === 2).length, 12);
