@@ -65,14 +65,33 @@ std::string summary(const SimResult& r) {
       p.tp, p.cp > 1 ? (", cp " + std::to_string(p.cp)).c_str() : "", p.pp, p.dp, p.micro_batch, p.global_batch, r.micro_batches, r.micro_batches == 1 ? "" : "es", to_string(p.recompute),
       p.virtual_stages > 1 ? (", " + std::to_string(p.virtual_stages) + " virtual stages").c_str() : "",
       p.sequence_parallel ? ", sequence parallel" : "");
+  if (p.zero_stage > 0) {
+    // What the data-parallel ranks shard, over how many, and the ways the stack gathers it.
+    static const char* const kSharded[] = {"", "optimizer states", "optimizer states and gradients",
+                                           "optimizer states, gradients and parameters"};
+    const int group = p.shard_group > 0 ? p.shard_group : p.dp * p.cp;
+    std::string how;
+    if (p.zero_stage >= 3) {
+      if (!p.shard_prefetch) how += ", no prefetch";
+      if (!p.reshard_after_forward) how += ", kept from forward to backward";
+      if (p.recompute_gather) how += ", gathered again to recompute";
+      if (p.shard_flat_ring) how += ", one flat ring";
+      if (p.shard_device_sync) how += ", the device synchronized before each layer";
+    }
+    if (p.zero_all_reduce && p.zero_stage == 1) how += ", gradients all-reduced whole";
+    if (p.optimizer_offload) how += ", optimizer on the CPU";
+    add("ZeRO-%d: %s sharded over %d GPU%s%s\n", p.zero_stage, kSharded[std::min(p.zero_stage, 3)], group,
+        group == 1 ? "" : "s", how.c_str());
+  }
   if (r.details.moe) {
     const auto& e = c.model.moe;
     add("experts: %d a MoE layer (%d of %d layers), top-%d, %s active parameters; ep %d over %d node%s, etp %d, "
         "expert data parallel %d\n",
         e.experts, r.parameters.moe_layers, c.model.layers, e.experts_per_token, format_number(r.parameters.active).c_str(),
         p.ep, r.details.ep_nodes, r.details.ep_nodes == 1 ? "" : "s", expert_tp(p), r.details.edp);
-    add("  a MoE layer: all-to-alls %s (forward and backward), busiest rank %.2f x the mean load\n",
-        format_duration(r.details.moe_all_to_all_s).c_str(), r.details.moe_load_imbalance);
+    add("  a MoE layer: all-to-alls %s (forward and backward), busiest rank %.2f x the mean load%s\n",
+        format_duration(r.details.moe_all_to_all_s).c_str(), r.details.moe_load_imbalance,
+        p.moe_permute_sync ? "; the host waits on its token permutations" : "");
   }
   out += "\n";
   add("  iteration time   %s", format_duration(r.iteration_time_s).c_str());

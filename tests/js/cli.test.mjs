@@ -104,6 +104,25 @@ test('simulate prints a readable summary', () => {
   assert.doesNotMatch(r.out, /nan|inf/i);
 });
 
+test('the summary names what ZeRO shards, over how many GPUs, and how the stack gathers it', () => {
+  const none = run('simulate', 'gpt3-175b');
+  assert.equal(none.code, 0, none.err);
+  assert.doesNotMatch(none.out, /ZeRO-/);
+  const grok = run('simulate', 'grok-1-h100');
+  assert.equal(grok.code, 0, grok.err);
+  // dp 32 x cp 2: the distributed optimizer's shard group.
+  assert.match(grok.out, /\nZeRO-1: optimizer states sharded over 64 GPUs\n/);
+  assert.match(grok.out, /busiest rank [\d.]+ x the mean load; the host waits on its token permutations\n/);
+  const z3 = writeConfig({
+    model: 'gpt3-175b', cluster: { gpu: 'a100-sxm4-80gb', num_gpus: 384, gpus_per_node: 8 },
+    plan: { tp: 1, pp: 1, dp: 384, micro_batch: 4, global_batch: 1536, recompute: 'full', zero_stage: 3,
+            shard_group: 8, recompute_gather: true, shard_device_sync: true, optimizer_offload: true },
+  });
+  const r = run('simulate', z3);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /\nZeRO-3: optimizer states, gradients and parameters sharded over 8 GPUs, gathered again to recompute, the device synchronized before each layer, optimizer on the CPU\n/);
+});
+
 test('a warning names its field and its code, in the summary and in --json', () => {
   const file = writeConfig({
     model: 'llama3-8b',
