@@ -402,6 +402,26 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     await screenshot(off, 'offload.png', { fullPage: false });
     await off.close();
 
+    // DeepSpeed ZeRO-3 of 2021 synchronizes the device before each layer: the plan line says so, and
+    // the iteration is longer than with the gathers and reductions on their own streams alone.
+    const time = async (query) => {
+      const tab = await newPage();
+      await open(tab, query);
+      await tab.waitForSelector('body[data-plan-charts]', { timeout: 15000 });
+      const kpi = await tab.textContent('#kpi-iteration');
+      const [, value, unit] = /([\d.]+)\s*(ms|s|min)/.exec(kpi);
+      const out = { text: await tab.textContent('body'), checked: await tab.isChecked('#f-plan-shard_device_sync'),
+                    s: Number(value) * { ms: 1e-3, s: 1, min: 60 }[unit] };
+      await tab.close();
+      return out;
+    };
+    const zero3 = '?model=llama3-8b&tp=2&pp=2&dp=4&zero_stage=3';
+    const [streams, synced] = [await time(zero3), await time(`${zero3}&shard_device_sync=true`)];
+    assert.ok(synced.checked && !streams.checked);
+    assert.match(synced.text, /ZeRO-3 · device synchronized before each layer/);
+    assert.doesNotMatch(streams.text, /device synchronized/);
+    assert.ok(synced.s > streams.s, `${synced.s} s synchronized, ${streams.s} s on streams`);
+
     // The sharded space sweeps ZeRO-2 and -3 with both shard groups, as the CLI does.
     await page.evaluate(() => {
       const s = document.getElementById('explore-space');

@@ -80,12 +80,16 @@ const markup = `
 function planText(c) {
   const p = c.plan;
   const parts = [`tp ${p.tp}`, `pp ${p.pp}`, `dp ${p.dp}`];
+  if (p.cp > 1) parts.push(`cp ${p.cp}`);
+  if (p.ep > 1) parts.push(`ep ${p.ep}`);
   if (p.virtual_stages > 1) parts.push(`${p.virtual_stages} virtual stages`);
   parts.push(`micro-batch ${p.micro_batch}`, `global batch ${p.global_batch.toLocaleString('en-US')}`, `recompute ${p.recompute}`);
   if (p.sequence_parallel) parts.push('sequence parallel');
   if (p.zero_stage) parts.push(`ZeRO-${p.zero_stage}`);
   if (p.zero_stage === 3 && p.shard_group) parts.push(`sharded over ${p.shard_group} GPUs (HSDP)`);
+  if (p.zero_stage === 3 && p.shard_device_sync) parts.push('device synchronized before each layer');
   if (p.optimizer_offload) parts.push('optimizer on the CPU');
+  if (p.moe_permute_sync) parts.push('host waits on token permutations');
   return parts.join(' · ');
 }
 
