@@ -138,6 +138,12 @@ int run_calibrate(const Args& args) {
     return 2;
   if (!apply_setup_options(args, in.setup)) return 2;
   if (!load_profile_option(args, in.start, in.has_start)) return 2;
+  if (!number_option(args, "gpu-speed-spread", in.gpu_speed_spread, false)) return 2;
+  if (in.gpu_speed_spread < 0 || in.gpu_speed_spread > limits::gpu_speed_spread) {
+    std::fprintf(stderr, "error: --gpu-speed-spread: must be from 0 to %g, got %g\n", limits::gpu_speed_spread,
+                 in.gpu_speed_spread);
+    return 2;
+  }
   in.only = args.get("only");
   // Relative to where the command runs: from a checkout's root, ../shared beside it and the
   // bundled profiles; anywhere else, the folders given.

@@ -183,7 +183,7 @@ const char* kUsage =
     "                          --contradictions: runs with more work measured faster than alike runs;\n"
     "                          --scale 1000: error against GPU count of the runs on 1000 GPUs or more)\n"
     "  calibrate [--cv K] [--dry-run] [--shared DIR] [--out-dir DIR] [--max-evals N] [--starts N]\n"
-    "            [--only SET] [--threads N] [SETUP]\n"
+    "            [--only SET] [--threads N] [--gpu-speed-spread X] [SETUP]\n"
     "                         fit the A100 profiles to the measurements in --shared (../shared) and write\n"
     "                         them to --out-dir (profiles), both relative to where it runs; with --gpu NAME\n"
     "                         (not an A100): fit that GPU's profile (or --profile FILE) to its published\n"
@@ -241,6 +241,7 @@ const std::vector<CommandSpec>& command_specs() {
       {"bench", 0, {"json", "threads"}},
       {"validate", 1000, with_setup({"json", "summary", "by", "decompose", "contradictions", "scale"})},
       {"calibrate", 0, with_setup({"cv", "dry-run", "shared", "out-dir", "max-evals", "starts", "only", "threads",
+                                   "gpu-speed-spread",
                                    "from-profile", "base", "name", "out"})},
       {"profile-shapes", 1000, {"synthesize", "noise", "seed", "gpus"}},
       {"optimal", 1, {"preset", "json", "time", "threads"}},

@@ -147,10 +147,20 @@ std::string summary(const SimResult& r) {
       {"embedding comm", b.embedding_comm_exposed},
       {"host overhead", b.host_overhead},
       {"pipeline bubble", b.pipeline_bubble},
-      {"optimizer", b.optimizer}};
+      {"optimizer", b.optimizer},
+      {"slowest GPU", b.straggler_wait}};
   for (const auto& [name, v] : parts) {
     if (v <= 0) continue;
     add("  %-20s %12s  %5.1f%%\n", name, format_duration(v).c_str(), 100 * v / r.iteration_time_s);
+  }
+  if (r.details.straggler_wait_s > 0) {
+    const SimDetails& d = r.details;
+    add("  the slowest GPU:  %s = %.1f%% spread x %.2f (expected slowest of %d GPUs) x %s compute; "
+        "tensor %s, pipeline %s, data %s\n",
+        format_duration(d.straggler_wait_s).c_str(), 100 * d.gpu_speed_spread, d.straggler_slowest_sigmas,
+        r.config.cluster.num_gpus, format_duration(d.straggler_compute_s).c_str(),
+        format_duration(d.straggler_tensor_s).c_str(), format_duration(d.straggler_pipeline_s).c_str(),
+        format_duration(d.straggler_data_s).c_str());
   }
   out += "\n";
   const MemoryBreakdown& m = r.memory;

@@ -422,6 +422,12 @@ describe('the calculator page in Chromium', { timeout: 240000 }, () => {
     assert.doesNotMatch(streams.text, /device synchronized/);
     assert.ok(synced.s > streams.s, `${synced.s} s synchronized, ${streams.s} s on streams`);
 
+    // A spread of GPU speed: the step waits for the slowest GPU, a part of the breakdown of its own.
+    const spread = await time(`${zero3}&gpu_speed_spread=0.015`);
+    assert.match(spread.text, /slowest GPU/);
+    assert.doesNotMatch(streams.text, /slowest GPU/);
+    assert.ok(spread.s > streams.s, `${spread.s} s with the spread, ${streams.s} s without`);
+
     // The sharded space sweeps ZeRO-2 and -3 with both shard groups, as the CLI does.
     await page.evaluate(() => {
       const s = document.getElementById('explore-space');

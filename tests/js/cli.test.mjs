@@ -348,3 +348,42 @@ test('with --json, errors also come to stdout as the API gives them: ok false, c
   // Without --json, stdout stays empty.
   assert.equal(run('simulate', '/nonexistent.json').out, '');
 });
+
+test('the slowest GPU: a cluster\'s gpu_speed_spread makes each step wait for it, in parts that add up', () => {
+  const config = (dp, spread) => ({
+    model: 'gpt3-175b',
+    cluster: { gpu: 'a100-sxm4-80gb', num_gpus: 64 * dp, gpus_per_node: 8, ...(spread ? { gpu_speed_spread: spread } : {}) },
+    plan: { tp: 8, pp: 8, dp, micro_batch: 1, global_batch: 32 * dp, recompute: 'full' },
+  });
+  const sim = (obj) => {
+    const r = run('simulate', writeConfig(obj), '--json');
+    assert.equal(r.code, 0, r.err);
+    return JSON.parse(r.out);
+  };
+  let last = 0;
+  for (const dp of [1, 16, 128]) {
+    const none = sim(config(dp, 0));
+    assert.equal(none.breakdown_s.straggler_wait, 0);
+    assert.equal(none.details.stragglers, undefined);
+    const j = sim(config(dp, 0.015));
+    const s = j.details.stragglers;
+    assert.equal(s.gpu_speed_spread, 0.015);
+    assert.ok(Math.abs(j.iteration_time_s - none.iteration_time_s - s.wait_s) < 1e-9 * j.iteration_time_s);
+    assert.equal(j.breakdown_s.straggler_wait, s.wait_s);
+    const parts = s.parts_s.tensor + s.parts_s.pipeline + s.parts_s.data;
+    assert.ok(Math.abs(parts - s.wait_s) < 1e-12 * j.iteration_time_s);
+    assert.equal(s.parts_s.data === 0, dp === 1);
+    assert.ok(s.wait_s / s.compute_s > last, `dp ${dp}: the share grows with the GPUs`);
+    last = s.wait_s / s.compute_s;
+    const sum = Object.values(j.breakdown_s).reduce((a, b) => a + b, 0);
+    assert.ok(Math.abs(sum - j.iteration_time_s) < 1e-9 * j.iteration_time_s);
+  }
+  // The summary names it with its parts.
+  const text = run('simulate', writeConfig(config(16, 0.015)));
+  assert.match(text.out, /slowest GPU +\d/);
+  assert.match(text.out, /the slowest GPU: .* = 1\.5% spread x 3\.\d\d \(expected slowest of 1024 GPUs\)/);
+  // Out of bounds, the field is named.
+  const bad = run('simulate', writeConfig(config(1, 0.5)), '--json');
+  assert.equal(bad.code, 1);
+  assert.equal(JSON.parse(bad.out).errors[0].pointer, '/cluster/gpu_speed_spread');
+});

@@ -136,6 +136,8 @@ export interface Cluster {
   inter_node_Gbps?: number;
   /** Price of one GPU-hour (USD); 0: no cost. */
   price_per_gpu_hour_usd: number;
+  /** Standard deviation of a GPU's compute time over the mean (fraction); absent: the profile's. */
+  gpu_speed_spread?: number;
   /** The fabric between the nodes (docs/large-scale.md). */
   network: Network;
 }
@@ -285,6 +287,7 @@ export interface ClusterInput {
   intra_node_GBps?: number;
   inter_node_Gbps?: number;
   price_per_gpu_hour_usd?: number;
+  gpu_speed_spread?: number;
   network?: Partial<Network>;
 }
 
@@ -337,6 +340,8 @@ export interface Breakdown {
   embedding_comm_exposed: number;
   /** The host launching kernels while the GPU waits (s). */
   host_overhead: number;
+  /** Waiting for the slowest GPU the step synchronizes (s); 0 without a GPU speed spread. */
+  straggler_wait: number;
 }
 
 /** Memory of one GPU (GiB); the parts add up to total. */
@@ -435,6 +440,19 @@ export interface Details {
     parameter_copy_s: number;
     /** Host memory of this GPU's shard (GiB). */
     host_GiB: number;
+  };
+  /** The slowest GPU (a profile with compute.gpu_speed_spread): the step waits for it. */
+  stragglers?: {
+    /** The whole wait, breakdown_s.straggler_wait (s). */
+    wait_s: number;
+    /** The busiest stage's compute it stretches (s). */
+    compute_s: number;
+    /** The profile's spread of GPU speed (fraction). */
+    gpu_speed_spread: number;
+    /** Expected maximum of as many standard normal draws as the plan has GPUs. */
+    slowest_sigmas: number;
+    /** The wait by the synchronization that adds it: tensor (and context) group, pipeline, data (s). */
+    parts_s: { tensor: number; pipeline: number; data: number };
   };
 }
 

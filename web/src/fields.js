@@ -54,6 +54,7 @@ export const FIELDS = [
   { section: 'cluster', key: 'intra_node_GBps', wide: true, label: 'Intra-node bandwidth', kind: 'number', unit: 'GB/s', optional: true, help: 'per GPU, per direction' },
   { section: 'cluster', key: 'inter_node_Gbps', wide: true, label: 'Inter-node bandwidth', kind: 'number', unit: 'Gb/s', optional: true, help: 'per node, all NICs' },
   { section: 'cluster', key: 'price_per_gpu_hour_usd', wide: true, label: 'Price per GPU-hour', kind: 'number', unit: 'USD' },
+  { section: 'cluster', key: 'gpu_speed_spread', wide: true, label: 'GPU speed spread', kind: 'number', optional: true, advanced: true, help: 'standard deviation of a GPU\'s speed over the mean, e.g. 0.015: every step waits for its slowest GPU' },
 
   { section: 'plan', key: 'tp', term: 'tp', label: 'Tensor parallel (tp)', kind: 'int' },
   { section: 'plan', key: 'pp', term: 'pp', label: 'Pipeline parallel (pp)', kind: 'int' },

@@ -153,6 +153,7 @@ inline constexpr int vocab_pad_multiple = 1000000;
 inline constexpr double intra_node_GBps = 1e6;
 inline constexpr double inter_node_Gbps = 1e8;
 inline constexpr double price_per_gpu_hour_usd = 1e6;
+inline constexpr double gpu_speed_spread = 0.2;  // a fifth of the mean
 inline constexpr int nodes_per_leaf = 1000000;
 inline constexpr int nodes_per_pod = 100000000;
 inline constexpr double oversubscription = 1000;
@@ -268,6 +269,9 @@ struct ClusterConfig {
   double intra_node_GBps = 0;          // per-GPU, per-direction intra-node link bandwidth (GB/s); 0: profile's
   double inter_node_Gbps = 0;          // per-node network bandwidth, all NICs (Gbit/s); 0: profile's
   double price_per_gpu_hour_usd = 0;   // price of one GPU for one hour (USD); 0: no cost reported
+  double gpu_speed_spread = 0;         // standard deviation of a GPU's compute time over the mean in this
+                                       // fleet (fraction): a step runs at the pace of its slowest GPU; 0: the
+                                       // profile's (0 in the bundled ones: every GPU as fast)
   NetworkConfig network;               // the fabric between the nodes (/cluster/network)
   bool operator==(const ClusterConfig&) const = default;
 };

@@ -115,6 +115,11 @@ struct Profile {
   double host_microbatch_us = 0;     // host time per forward step of a stage: batch, schedule (microseconds)
   double iteration_overhead_ms = 0;  // host work once per iteration: data, loss, bookkeeping (ms)
   double optimizer_bytes_per_param = 36;  // HBM bytes the optimizer step moves per parameter (B)
+  // Spread of the speed of GPUs of one model in a fleet (manufacturing, power management, clocks):
+  // the standard deviation of a GPU's compute time relative to the mean (fraction; optional in a
+  // file, 0: every GPU as fast as the others). A step that synchronizes n GPUs runs at the pace of
+  // the slowest of them.
+  double gpu_speed_spread = 0;
 
   // communication model
   std::vector<IntraNodeCollective> intra_node;  // per group size, sorted by gpus

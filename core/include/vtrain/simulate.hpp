@@ -28,6 +28,7 @@ struct Breakdown {
   double dp_comm_exposed = 0;         // gradient reduction (and ZeRO all-gather) not hidden
   double embedding_comm_exposed = 0;  // tied-embedding gradient all-reduce, first and last stage
   double host_overhead = 0;           // GPU idle while the host issues kernels
+  double straggler_wait = 0;          // waiting for the slowest GPU the step synchronizes
   double total() const;
 };
 
@@ -111,6 +112,17 @@ struct SimDetails {
   double embedding_allreduce_s = 0;
   int tp_nodes = 1;              // nodes one tensor-parallel group spans
   int dp_nodes = 1;              // nodes one data-parallel group spans
+  // The slowest GPU (profile's gpu_speed_spread > 0): a step that synchronizes n GPUs runs at the
+  // pace of the slowest, its compute longer by spread x the expected maximum of n standard normal
+  // draws. The wait, by the group whose synchronization adds it (adding up to straggler_wait_s):
+  double gpu_speed_spread = 0;         // the profile's (fraction)
+  double straggler_wait_s = 0;         // the whole wait (the busiest stage's breakdown part)
+  double straggler_compute_s = 0;      // the busiest stage's compute it stretches (forward, backward,
+                                       // recomputation, optimizer)
+  double straggler_slowest_sigmas = 0; // expected maximum of n standard normal draws, n the GPUs
+  double straggler_tensor_s = 0;       // the slowest of a layer's tensor- and context-parallel group
+  double straggler_pipeline_s = 0;     // beyond it, the slowest of a replica's pipeline stages
+  double straggler_data_s = 0;         // beyond it, the slowest replica at the gradient synchronization
   int layers_per_stage = 0;      // transformer layers on each pipeline stage (the most, where uneven)
   bool even_stages = true;       // every stage holds layers_per_stage layers (pp x virtual stages divides them)
   // A mixture of experts (docs/moe.md), per MoE layer, one micro-batch, one GPU:

@@ -134,6 +134,7 @@ json config_sections() {
   default_rule(cluster, "num_gpus", "tp x cp x pp x dp");
   default_rule(cluster, "intra_node_GBps", "the profile's (registries.gpus)");
   default_rule(cluster, "inter_node_Gbps", "the profile's (registries.gpus)");
+  default_rule(cluster, "gpu_speed_spread", "the profile's compute.gpu_speed_spread (0 in the bundled profiles)");
   cluster["fields"]["gpu"]["registry"] = "gpus";
   cluster["network"] = describe(NetworkConfig{}, [](auto& w, const auto& n) { detail::network_fields(w, n); });
   json plan = describe(PlanConfig{}, [](auto& w, const auto& p) { detail::plan_fields(w, p); });

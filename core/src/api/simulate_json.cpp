@@ -18,7 +18,8 @@ json to_json(const Breakdown& b) {
               {"pp_comm_exposed", b.pp_comm_exposed},
               {"dp_comm_exposed", b.dp_comm_exposed},
               {"embedding_comm_exposed", b.embedding_comm_exposed},
-              {"host_overhead", b.host_overhead}};
+              {"host_overhead", b.host_overhead},
+              {"straggler_wait", b.straggler_wait}};
 }
 
 json accuracy_json(const ProfileAccuracy& a) {
@@ -108,6 +109,15 @@ json to_json(const SimResult& r, bool include_timeline) {
                            {"edp", r.details.edp},
                            {"expert_reduce_s", r.details.expert_reduce_s}};
   }
+  if (r.details.straggler_compute_s > 0)
+    j["details"]["stragglers"] = {{"wait_s", r.details.straggler_wait_s},
+                                  {"compute_s", r.details.straggler_compute_s},
+                                  {"gpu_speed_spread", r.details.gpu_speed_spread},
+                                  {"slowest_sigmas", r.details.straggler_slowest_sigmas},
+                                  {"parts_s",
+                                   {{"tensor", r.details.straggler_tensor_s},
+                                    {"pipeline", r.details.straggler_pipeline_s},
+                                    {"data", r.details.straggler_data_s}}}};
   if (r.details.offload)
     j["details"]["offload"] = {{"gradient_copy_s", r.details.offload_gradient_copy_s},
                                {"gradient_exposed_s", r.details.offload_gradient_exposed_s},

@@ -104,6 +104,8 @@ std::string shape_key(const ExploreRequest& req) {
                 to_string(p.placement), req.options.tp_across_nodes);
   std::string key = c.gpu;
   key += buf;
+  std::snprintf(buf, sizeof buf, "%.17g|", c.gpu_speed_spread);
+  key += buf;
   key += to_json(req.config.model).dump();
   for (int pp : req.options.pp) {
     key += ',';

@@ -332,7 +332,7 @@ using nlohmann::json;
 
 // The fitted parameters at their nominal values, with the hardware figures and provenance of `hw`:
 // a fixed start makes the fit repeatable.
-Profile nominal_profile(const Profile& hw) {
+Profile nominal_profile(const Profile& hw, double spread) {
   Profile p;
   p.name = hw.name;
   p.display_name = hw.display_name;
@@ -354,6 +354,9 @@ Profile nominal_profile(const Profile& hw) {
   // measurements charge once a collective (the tensor-parallel groups across two nodes) and
   // multiplied it by the steps of the 64-node rings (docs/accuracy.md, "What the model fits").
   p.inter_node_latency_us = 9.6;
+  // Not fitted: the spread of GPU speed, which the calibration sets (2 to 512 GPUs) cannot tell
+  // from the GEMM rate (docs/large-scale.md, "Stragglers"); 0 unless calibrate is given one.
+  p.gpu_speed_spread = spread;
   p.attention_fwd_efficiency = hw.attention_fwd_efficiency;
   p.attention_bwd_efficiency = hw.attention_bwd_efficiency;
   p.optimizer_bytes_per_param = hw.optimizer_bytes_per_param;
@@ -529,6 +532,9 @@ std::vector<Profile> calibrated_profiles(const Profile& fitted, const json& cali
       "A100 SXM4 published with vTrain, Bang et al. MICRO'24); Nelder-Mead minimizing the mean of "
       "the two sets' MAPE; flash-attention efficiencies from Dao 2023 (FlashAttention-2, A100 "
       "causal, head dimension 128), not fitted";
+  if (fitted.gpu_speed_spread > 0)
+    prov["compute"] = prov["compute"].get<std::string>() + "; gpu_speed_spread " +
+                      std::to_string(fitted.gpu_speed_spread) + " given to calibrate, not fitted";
   prov["communication"] =
       "intra_node: max(floor, latency + 2(n-1)/n bytes / busbw) fitted per group size to "
       "../shared/measurements/a100-nccl-allreduce (nccl-tests, 1 MiB to 1 GiB) with relative "
@@ -558,7 +564,7 @@ Outcome<CalibrationReport> calibrate(const CalibrationInputs& in) {
   // A fixed starting point makes the fit repeatable: the bundled profile's hardware figures and
   // provenance with every fitted parameter at its nominal value (or the start given).
   const Profile* bundled = bundled_profiles().find("a100-sxm4-80gb");
-  Profile start = in.has_start ? in.start : nominal_profile(bundled ? *bundled : Profile{});
+  Profile start = in.has_start ? in.start : nominal_profile(bundled ? *bundled : Profile{}, in.gpu_speed_spread);
   auto sets = measurement_sets(in);
   if (!sets.ok()) return sets.errors();
   CalibrationReport report;

@@ -129,6 +129,7 @@ Outcome<Profile> parse_profile(const json& j) {
     r.read("optimizer_bytes_per_param", p.optimizer_bytes_per_param, 0.0, 1e4);
     require(r, "compute");
     r.read("fp8_gemm_efficiency", p.fp8_gemm_efficiency, 0.0, 1.0);  // optional: GPUs without FP8 leave it out
+    r.read("gpu_speed_spread", p.gpu_speed_spread, 0.0, 0.2);          // optional: 0, no stragglers
     r.finish();
   }
   {
@@ -282,6 +283,7 @@ json to_json(const Profile& p) {
   if (p.pcie_GBps > 0) j["hardware"]["pcie_GBps"] = p.pcie_GBps;
   if (p.host_memory_GBps > 0) j["hardware"]["host_memory_GBps"] = p.host_memory_GBps;
   if (p.fp8_gemm_efficiency > 0) j["compute"]["fp8_gemm_efficiency"] = p.fp8_gemm_efficiency;
+  if (p.gpu_speed_spread > 0) j["compute"]["gpu_speed_spread"] = p.gpu_speed_spread;
   return j;
 }
 

@@ -872,6 +872,9 @@ LayerKernels build_kernels(const ModelConfig& m, const PlanConfig& p) {
 double expected_max_normal(int n) {
   static const double table[] = {0.0, 0.0, 0.5642, 0.8463, 1.0294, 1.1630, 1.2672, 1.3522, 1.4236};
   if (n <= 8) return table[std::max(n, 0)];
+  // The asymptotic expansion (extreme-value theory, with Euler's constant): above the exact
+  // expectation by 0.095 at 9 draws, 0.055 at 64, 0.030 at 1,024 and 0.020 at 16,384. The bundled
+  // profiles were fitted with it (collective_sync_us of tensor-parallel groups of 16).
   const double l = std::log(static_cast<double>(n));
   const double a = std::sqrt(2 * l);
   return a - (std::log(l) + std::log(4 * 3.141592653589793)) / (2 * a) + 0.5772 / a;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "iteration/communication.hpp"
 #include "iteration/kernels.hpp"
@@ -18,7 +19,7 @@ using namespace detail;
 
 double Breakdown::total() const {
   return forward + backward + recompute + optimizer + pipeline_bubble + tp_comm_exposed + cp_comm_exposed +
-         pp_comm_exposed + dp_comm_exposed + embedding_comm_exposed + host_overhead;
+         pp_comm_exposed + dp_comm_exposed + embedding_comm_exposed + host_overhead + straggler_wait;
 }
 
 double MemoryBreakdown::total() const {
@@ -749,6 +750,36 @@ StageTails after_pipeline(const Setting& x, const PipelineOutcome& po, const std
 
 // Per-stage breakdown: every second of [0, iteration] lands in exactly one part. The busiest
 // stage is the one the result reports.
+// The slowest GPU. Each GPU's compute runs at its own speed, spread about the mean with the
+// cluster's gpu_speed_spread, or the profile's (Sinha et al., SC'22: identical GPUs of a fleet differ by several
+// percent). Whatever synchronizes GPUs waits for the slowest of them: a layer's tensor-parallel
+// collectives for the slowest of its group, the pipeline for its slowest stage, the gradient
+// synchronization at the end of the step for the slowest replica; so the step's compute runs at
+// the pace of the slowest GPU of all, longer by spread x E[max of n standard normal draws]. The
+// wait is split by the nested groups whose synchronization adds it. Returns the wait (s).
+double stragglers(const Setting& x, const PipelineOutcome& po, const StageTails& t, double spread,
+                  SimDetails& d) {
+  d.gpu_speed_spread = spread;
+  if (spread <= 0 || x.ranks <= 1) return 0;
+  double compute = 0;
+  for (int s = 0; s < x.P; ++s) {
+    const StageOutcome& st = po.stages[s];
+    compute = std::max(compute, st.busy_forward + st.busy_backward + st.busy_recompute + t.opt_s[s]);
+  }
+  const auto sigmas = [](long long n) {
+    return expected_max_normal(static_cast<int>(std::min<long long>(n, std::numeric_limits<int>::max())));
+  };
+  const long long tensor = static_cast<long long>(x.p.tp) * x.p.cp, replica = tensor * x.p.pp;
+  const double e_tensor = sigmas(tensor), e_replica = sigmas(replica), e_all = sigmas(x.ranks);
+  d.straggler_compute_s = compute;
+  d.straggler_slowest_sigmas = e_all;
+  d.straggler_tensor_s = spread * e_tensor * compute;
+  d.straggler_pipeline_s = spread * (e_replica - e_tensor) * compute;
+  d.straggler_data_s = spread * (e_all - e_replica) * compute;
+  d.straggler_wait_s = d.straggler_tensor_s + d.straggler_pipeline_s + d.straggler_data_s;
+  return d.straggler_wait_s;
+}
+
 void stage_breakdowns(const Setting& x, const PipelineOutcome& po, const StageTails& t, double host_tail,
                       SimResult& r) {
   const double iteration = r.iteration_time_s;
@@ -767,8 +798,9 @@ void stage_breakdowns(const Setting& x, const PipelineOutcome& po, const StageTa
     b.dp_comm_exposed = (t.dp_end[s] - st.compute_end) + t.gather_s[s] + st.busy_dp_comm;
     b.embedding_comm_exposed = t.reduce_end[s] - t.dp_end[s];
     b.optimizer = t.opt_s[s];
-    b.pipeline_bubble =
-        st.bubble + (t.sync - t.reduce_end[s]) + (iteration - (t.sync + t.opt_s[s] + t.gather_s[s] + host_tail));
+    b.straggler_wait = r.details.straggler_wait_s;
+    b.pipeline_bubble = st.bubble + (t.sync - t.reduce_end[s]) +
+                        (iteration - b.straggler_wait - (t.sync + t.opt_s[s] + t.gather_s[s] + host_tail));
     const double busy = b.forward + b.backward + b.recompute + b.tp_comm_exposed + b.cp_comm_exposed +
                         b.host_overhead + st.busy_dp_comm;
     if (busy > busiest) {
@@ -988,6 +1020,9 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   double iteration = 0;
   for (int s = 0; s < x.P; ++s)
     iteration = std::max(iteration, tails.sync + tails.opt_s[s] + tails.gather_s[s] + host_tail);
+  const double straggler = stragglers(
+      x, po, tails, cl.gpu_speed_spread > 0 ? cl.gpu_speed_spread : prof->gpu_speed_spread, r.details);
+  iteration += straggler;
   r.iteration_time_s = iteration;
   // Every bucket pays a collective's fixed latency: across many nodes that can outweigh what the
   // overlap hides. Worth a word from a thousandth of the iteration on.

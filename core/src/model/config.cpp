@@ -263,6 +263,7 @@ json to_json(const SimConfig& c) {
   j["cluster"]["network"] = section_json(c.cluster.network, [](auto& v, const auto& s) { detail::network_fields(v, s); });
   if (c.cluster.intra_node_GBps <= 0) j["cluster"].erase("intra_node_GBps");
   if (c.cluster.inter_node_Gbps <= 0) j["cluster"].erase("inter_node_Gbps");
+  if (c.cluster.gpu_speed_spread <= 0) j["cluster"].erase("gpu_speed_spread");
   return j;
 }
 

@@ -82,6 +82,7 @@ void cluster_fields(V& v, C& c) {
   v.field("intra_node_GBps", c.intra_node_GBps, RealBounds{limits::min_intra_node_GBps, limits::intra_node_GBps});
   v.field("inter_node_Gbps", c.inter_node_Gbps, RealBounds{limits::min_inter_node_Gbps, limits::inter_node_Gbps});
   v.field("price_per_gpu_hour_usd", c.price_per_gpu_hour_usd, RealBounds{0.0, limits::price_per_gpu_hour_usd});
+  v.field("gpu_speed_spread", c.gpu_speed_spread, RealBounds{0.0, limits::gpu_speed_spread});
 }
 
 template <class V, class N>
