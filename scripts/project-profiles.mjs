@@ -9,6 +9,7 @@
 //   node scripts/project-profiles.mjs                      # H200 and B200 into profiles/
 //   node scripts/project-profiles.mjs --h100 /tmp/h100-projected.json
 //   node scripts/project-profiles.mjs --dir /tmp/p      # H200 and B200 into /tmp/p instead
+//   node scripts/project-profiles.mjs --base /tmp/a100.json --dir /tmp/p   # from another A100 fit
 //
 // The rules:
 //   - compute: GEMM, attention and memory-bound efficiencies are fractions of the GPU's own peaks
@@ -26,13 +27,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const base = JSON.parse(readFileSync(join(root, 'profiles/a100-sxm4-80gb.json'), 'utf8'));
+const baseArg = process.argv.indexOf('--base');
+const base = JSON.parse(
+  readFileSync(baseArg >= 0 ? process.argv[baseArg + 1] : join(root, 'profiles/a100-sxm4-80gb.json'), 'utf8'));
 
 const RULES =
   'projected from a100-sxm4-80gb by scripts/project-profiles.mjs: GEMM, attention and memory-bound ' +
   'efficiencies carried as fractions of this GPU\'s own peaks and HBM bandwidth (an FP8 GEMM the same ' +
   'fraction of the FP8 peak); GEMM tiles, the reduction length at half speed, kernel and host ' +
-  'overheads carried unchanged; intra-node all-reduce bus bandwidth of each group size scaled by ' +
+  'overheads and the spread of GPU speed carried unchanged; intra-node all-reduce bus bandwidth of each group size scaled by ' +
   'the NVLink bandwidth per GPU, its latencies and floors carried; inter-node efficiency and ' +
   'latencies, pipeline-send efficiency and latency, optimizer bytes per parameter and the ' +
   'runtime reserve carried unchanged';
