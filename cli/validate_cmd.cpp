@@ -241,6 +241,13 @@ int run_validate(const Args& args) {
         if (m.has_recompute) j["recompute"] = to_string(m.recompute);
         if (m.sequence_parallel) j["sequence_parallel"] = true;
         if (m.inter_node_Gbps > 0) j["inter_node_Gbps"] = m.inter_node_Gbps;
+        if (m.has_placement) j["placement"] = to_string(m.placement);
+        if (m.has_network)
+          j["network"] = {{"topology", to_string(m.network.topology)},
+                          {"nodes_per_leaf", m.network.nodes_per_leaf},
+                          {"nodes_per_pod", m.network.nodes_per_pod},
+                          {"oversubscription", m.network.oversubscription},
+                          {"core_oversubscription", m.network.core_oversubscription}};
         if (m.tp_async_backward >= 0) j["tp_async_backward"] = m.tp_async_backward == 1;
         if (m.tp_comm_overlap) j["tp_comm_overlap"] = true;
         if (m.p2p_overlap) j["p2p_overlap"] = true;
@@ -364,6 +371,24 @@ int run_validate(const Args& args) {
           char net[48];
           std::snprintf(net, sizeof net, " net %g Gbit/s", m.inter_node_Gbps);
           s += net;
+        }
+        if (m.has_placement) s += std::string(" ") + to_string(m.placement);
+        if (m.has_network) {
+          char net[96];
+          std::snprintf(net, sizeof net, " %s %d/leaf", to_string(m.network.topology), m.network.nodes_per_leaf);
+          s += net;
+          if (m.network.topology == Topology::clos3) {
+            std::snprintf(net, sizeof net, " %d/pod", m.network.nodes_per_pod);
+            s += net;
+          }
+          if (m.network.oversubscription > 1 || m.network.core_oversubscription > 1) {
+            std::snprintf(net, sizeof net, " 1:%g", m.network.oversubscription);
+            s += net;
+            if (m.network.core_oversubscription > 1) {
+              std::snprintf(net, sizeof net, " core 1:%g", m.network.core_oversubscription);
+              s += net;
+            }
+          }
         }
         return s;
       };

@@ -77,6 +77,37 @@ TEST_CASE("network: doubling the oversubscription never shortens a step") {
   CHECK(slower_somewhere);  // interleaved rings and pipeline sends share the uplinks
 }
 
+TEST_CASE("network: oversubscription above the pods slows only the groups that leave a pod") {
+  const Profile& prof = *bundled_profiles().find("a100-sxm4-80gb");
+  ClusterConfig c;
+  c.network.topology = Topology::clos3;
+  c.network.nodes_per_leaf = 2;   // Meta's Llama 3 cluster: a rack of two nodes under one switch,
+  c.network.nodes_per_pod = 384;  // pods of 3,072 GPUs with full bisection bandwidth,
+  c.network.core_oversubscription = 7;  // 1:7 above them (arXiv 2407.21783, section 3.3.1)
+  const detail::Fabric f = detail::make_fabric(prof, c);
+  CHECK(detail::net_path(f, 384, 384).bw_share == 1);   // within a pod: non-blocking
+  CHECK(detail::net_path(f, 2048, 16).bw_share == 1);   // 16 groups across pods: 384 / 7 flows fit them
+  CHECK(detail::net_path(f, 8192, 128).bw_share == doctest::Approx(384.0 / 7 / 128));
+  // Doubling it never shortens a step; at 1 it is today's three tiers.
+  bool slower_somewhere = false;
+  for (nlohmann::json j : plans()) {
+    double before = 0;
+    for (double o = 1; o <= 64; o *= 2) {
+      j["cluster"]["network"] = {{"topology", "clos3"}, {"nodes_per_leaf", 4}, {"nodes_per_pod", 16},
+                                 {"core_oversubscription", o}};
+      const double t = iteration_s(j);
+      CHECK(t >= before);
+      if (before > 0 && t > before) slower_somewhere = true;
+      before = t;
+    }
+    j["cluster"]["network"] = {{"topology", "clos3"}, {"nodes_per_leaf", 4}, {"nodes_per_pod", 16}};
+    const double plain = iteration_s(j);
+    j["cluster"]["network"]["core_oversubscription"] = 1;
+    CHECK(iteration_s(j) == plain);
+  }
+  CHECK(slower_somewhere);
+}
+
 TEST_CASE("network: the latency of each tier counts only beyond the leaf") {
   nlohmann::json small = plans()[3];  // 8 nodes under one leaf
   const double base = iteration_s(small);

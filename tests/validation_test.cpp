@@ -225,6 +225,39 @@ TEST_CASE("validation: optional columns set a run up otherwise than the validati
   CHECK(unread_columns(header).empty());
 }
 
+TEST_CASE("validation: placement and network columns describe the run's cluster") {
+  const std::string header = header_with(",placement,topology,nodes per leaf,nodes per pod,oversubscription,core oversubscription");
+  auto parsed = parse_measurements(header + "8192,2048,1,16384,128,126,8192,8,64,16,11573.6,tp-pp-dp,clos3,2,384,1,7\n");
+  REQUIRE(parsed.ok());
+  const MeasuredRun& r = parsed.value()[0];
+  CHECK(r.has_placement);
+  CHECK(r.has_network);
+  const SimConfig c = config_for_run(r, ValidationSetup{});
+  CHECK(c.plan.placement == Placement::tp_pp_dp);
+  CHECK(c.cluster.network.topology == Topology::clos3);
+  CHECK(c.cluster.network.nodes_per_leaf == 2);
+  CHECK(c.cluster.network.nodes_per_pod == 384);
+  CHECK(c.cluster.network.oversubscription == 1);
+  CHECK(c.cluster.network.core_oversubscription == 7);
+  // Without them: the default placement and today's network.
+  auto plain = parse_measurements(std::string(kHeader) + "8,16,2,1024,16,12,1024,2,2,2,100.5\n");
+  REQUIRE(plain.ok());
+  const SimConfig d = config_for_run(plain.value()[0], ValidationSetup{});
+  CHECK(d.plan.placement == PlanConfig{}.placement);
+  CHECK(d.cluster.network == NetworkConfig{});
+  // A bad cell names its line and column and the rule.
+  for (const auto& bad_cell : std::vector<std::pair<std::string, std::string>>{
+           {"tp-pp-dp,clos4,2,384,1,7", "topology"},
+           {"pp-first,clos3,2,384,1,7", "placement"},
+           {"tp-pp-dp,clos3,0,384,1,7", "nodes per leaf"},
+           {"tp-pp-dp,clos3,2,384,0.5,7", "oversubscription"},
+           {"tp-pp-dp,clos3,2,384,1,x", "core oversubscription"}}) {
+    auto bad = parse_measurements(header + "8192,2048,1,16384,128,126,8192,8,64,16,11573.6," + bad_cell.first + "\n");
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.errors().front().pointer == "/line/2/" + bad_cell.second);
+  }
+}
+
 TEST_CASE("validation: a data-parallel overlap column runs the gradient all-reduce beside the backward") {
   const std::string header = header_with(",inter-node bandwidth (Gbit/s),data-parallel overlap");
   // 1.7B-like model on 4 nodes, one micro-batch per replica: the all-reduce of 3.4 GB of gradients

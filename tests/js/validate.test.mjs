@@ -415,6 +415,18 @@ test('Llama 3 405B on 8,192 and 16,384 H100s: held out of the H100 fit, its pipe
   assert.deepEqual(j.rows.map((row) => row.num_gpus), [1024, 1024, 1024, 8192, 16384]);
   assert.deepEqual(j.rows.map((row) => row.cp ?? 1), [2, 2, 2, 1, 1]);
   assert.ok(j.rows.every((row) => row.error_percent < 0), 'both predicted fast');
+  // Meta's cluster as section 3.3.1 builds it, its ranks in the order of section 3.3.2 (data
+  // parallelism outermost): there its 1:7 above the pods costs nothing. In Megatron-Core's order the
+  // pipeline sends leave the pods, and the 16,384-GPU step is longer.
+  const meta = j.rows.filter((row) => row.num_gpus > 1024);
+  assert.ok(meta.every((row) => row.placement === 'tp-pp-dp' && row.network.topology === 'clos3' &&
+                                row.network.nodes_per_pod === 384 && row.network.core_oversubscription === 7));
+  const megatronOrder = validateVariant('llama3-405b-h100.csv', /,yes,tp-pp-dp,clos3,/g, ',yes,tp-dp-pp,clos3,');
+  const flat = validateVariant('llama3-405b-h100.csv', /,yes,tp-pp-dp,clos3,2,384,1,7,/g, ',yes,tp-pp-dp,flat,2,384,1,1,');
+  for (const [i, row] of j.rows.entries()) {
+    assert.equal(flat.rows[i].predicted_ms, row.predicted_ms, `line ${row.line}: the 1:7 costs nothing in Meta's order`);
+    if (row.num_gpus === 16384) assert.ok(megatronOrder.rows[i].predicted_ms > row.predicted_ms * 1.03, `line ${row.line}`);
+  }
   // The H100 profile's calibration names its files: this one is not among them.
   const h100 = JSON.parse(readFileSync(path.join(root, 'profiles/h100-sxm5-80gb.json'), 'utf8'));
   assert.ok(!h100.provenance.calibration.files.some((f) => f.includes('llama3-405b')));

@@ -154,6 +154,8 @@ export interface Network {
   nodes_per_pod: number;
   /** A leaf's downlink over uplink bandwidth (ratio); 1: non-blocking. */
   oversubscription: number;
+  /** clos3: a pod's spines, what they receive over what they send up to the core (ratio); 1: non-blocking. */
+  core_oversubscription: number;
   /** Latency of each switch beyond the leaf (us). */
   hop_latency_us: number;
   /** In-network reduction (SHARP). */

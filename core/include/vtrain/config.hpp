@@ -256,6 +256,8 @@ struct NetworkConfig {
   int nodes_per_leaf = 20;            // nodes whose NICs of one rail share a leaf switch (count)
   int nodes_per_pod = 140;            // clos3: nodes under one spine group (count)
   double oversubscription = 1;        // a leaf's downlink over uplink bandwidth (ratio); 1: non-blocking
+  double core_oversubscription = 1;   // clos3: a pod's bandwidth into its spines over its spines' uplinks to
+                                      // the core (ratio); 1: non-blocking (Meta's Llama 3 cluster: 7)
   double hop_latency_us = 0;          // latency of each switch beyond the leaf (us)
   bool sharp = false;                 // in-network reduction (SHARP) of all-reduces in the switches
   NetAlgorithm algorithm = NetAlgorithm::ring;  // inter-node all-reduce algorithm

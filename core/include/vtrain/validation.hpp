@@ -36,6 +36,11 @@ struct MeasuredRun {
   Recompute recompute = Recompute::full;  // "recompute": none, selective or full
   bool sequence_parallel = false;         // "sequence parallelism": yes or no
   double inter_node_Gbps = 0;   // "inter-node bandwidth (Gbit/s)" of a node's network; 0: the setup's
+  bool has_placement = false;   // the file has a "placement" column
+  Placement placement = Placement::tp_dp_pp;  // "placement": the order of the ranks, innermost first
+  bool has_network = false;     // the file describes the fabric (any of the columns below)
+  NetworkConfig network;        // "topology", "nodes per leaf", "nodes per pod", "oversubscription" and
+                                // "core oversubscription": the cluster's fabric (docs/large-scale.md)
   int tp_async_backward = -1;   // "async tensor-parallel backward": 1 yes, 0 no, -1 the setup's
   int dp_overlap = -1;          // "data-parallel overlap": 1 yes, 0 no, -1 the setup's
   bool tp_comm_overlap = false; // "tensor-parallel overlap": yes where Transformer Engine's userbuffers ran

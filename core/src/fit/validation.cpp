@@ -193,6 +193,24 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
       } else {
         r.capacity_factor = v;
       }
+    } else if (name == "placement") {
+      r.has_placement = true;
+      choose_named(r.placement);
+    } else if (name == "topology") {
+      r.has_network = true;
+      choose_named(r.network.topology);
+    } else if (name == "oversubscription" || name == "core oversubscription") {
+      r.has_network = true;
+      char* stop = nullptr;
+      const double v = std::strtod(s.c_str(), &stop);
+      if (s.empty() || stop != s.c_str() + s.size() || !std::isfinite(v) || v < 1 || v > limits::oversubscription) {
+        errors.push_back(make_diagnostic("value", pointer, "must be a ratio from 1 (non-blocking) to " +
+                                                               std::to_string(static_cast<int>(limits::oversubscription)) +
+                                                               ", got \"" + s + "\""));
+        ok = false;
+      } else {
+        (name == "oversubscription" ? r.network.oversubscription : r.network.core_oversubscription) = v;
+      }
     } else if (name == "inter-node bandwidth (Gbit/s)") {
       char* stop = nullptr;
       const double v = std::strtod(s.c_str(), &stop);
@@ -207,6 +225,8 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
       const long long v = std::strtoll(s.c_str(), &stop, 10);
       const int most = name == "vocabulary"                  ? limits::vocab
                        : name == "shard group"               ? limits::dp
+                       : name == "nodes per leaf"            ? limits::nodes_per_leaf
+                       : name == "nodes per pod"             ? limits::nodes_per_pod
                        : name == "expert parallelism"        ? limits::experts
                        : name == "expert tensor parallelism" ? limits::tp
                        : name == "context parallelism"       ? limits::cp
@@ -219,6 +239,9 @@ bool read_optional_columns(const std::vector<std::string>& header, const std::ve
         r.vocab = static_cast<int>(v);
       } else if (name == "shard group") {
         r.shard_group = static_cast<int>(v);
+      } else if (name == "nodes per leaf" || name == "nodes per pod") {
+        r.has_network = true;
+        (name == "nodes per leaf" ? r.network.nodes_per_leaf : r.network.nodes_per_pod) = static_cast<int>(v);
       } else if (name == "expert parallelism") {
         r.ep = static_cast<int>(v);
       } else if (name == "expert tensor parallelism") {
@@ -246,7 +269,9 @@ const std::vector<std::string>& measurement_setting_columns() {
                                                  "expert parallelism", "expert tensor parallelism",
                                                  "capacity factor", "gradient reduction in fp32",
                                                  "context parallelism", "tensor-parallel overlap",
-                                                 "pipeline send overlap", "embedding as layer", "head as layer", "held out"};
+                                                 "pipeline send overlap", "embedding as layer", "head as layer", "held out",
+                                                 "placement", "topology", "nodes per leaf", "nodes per pod", "oversubscription",
+                                                 "core oversubscription"};
   return names;
 }
 
@@ -442,6 +467,8 @@ SimConfig config_for_run(const MeasuredRun& run, const ValidationSetup& setup) {
   c.cluster.gpus_per_node = setup.gpus_per_node;
   c.cluster.intra_node_GBps = setup.intra_node_GBps;
   c.cluster.inter_node_Gbps = run.inter_node_Gbps > 0 ? run.inter_node_Gbps : setup.inter_node_Gbps;
+  if (run.has_network) c.cluster.network = run.network;
+  if (run.has_placement) c.plan.placement = run.placement;
   PlanConfig& p = c.plan;
   p.tp = run.tp;
   p.pp = run.pp;

@@ -10,12 +10,14 @@ NetPath net_path(const Fabric& f, long long span_nodes, long long interleave) {
   const NetworkConfig& n = f.net;
   if (n.topology == Topology::flat || span_nodes <= n.nodes_per_leaf) return path;
   path.tiers = n.topology == Topology::clos3 && span_nodes > n.nodes_per_pod ? 2 : 1;
-  // Uplinks of a leaf: nodes_per_leaf / oversubscription NICs' worth; of a pod's spines likewise.
+  // Uplinks of a leaf: nodes_per_leaf / oversubscription NICs' worth; of a pod's spines, what its
+  // leaves send up, nodes_per_pod / oversubscription, over the spines' own oversubscription.
   const double leaf_flows = static_cast<double>(std::clamp<long long>(interleave, 1, n.nodes_per_leaf));
   path.bw_share = std::min(1.0, n.nodes_per_leaf / n.oversubscription / leaf_flows);
   if (path.tiers == 2) {
     const double pod_flows = static_cast<double>(std::clamp<long long>(interleave, 1, n.nodes_per_pod));
-    path.bw_share = std::min(path.bw_share, n.nodes_per_pod / n.oversubscription / pod_flows);
+    path.bw_share =
+        std::min(path.bw_share, n.nodes_per_pod / (n.oversubscription * n.core_oversubscription) / pod_flows);
   }
   path.extra_latency_us = 2.0 * path.tiers * n.hop_latency_us;
   return path;

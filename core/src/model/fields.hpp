@@ -91,6 +91,7 @@ void network_fields(V& v, N& n) {
   v.field("nodes_per_leaf", n.nodes_per_leaf, IntBounds{1, limits::nodes_per_leaf});
   v.field("nodes_per_pod", n.nodes_per_pod, IntBounds{1, limits::nodes_per_pod});
   v.field("oversubscription", n.oversubscription, RealBounds{1.0, limits::oversubscription});
+  v.field("core_oversubscription", n.core_oversubscription, RealBounds{1.0, limits::oversubscription});
   v.field("hop_latency_us", n.hop_latency_us, RealBounds{0.0, limits::hop_latency_us});
   v.field("sharp", n.sharp);
   v.field("algorithm", n.algorithm);

@@ -17,7 +17,7 @@ export const PARTS = [
   { key: 'pipeline_bubble', label: 'pipeline bubble', color: '#c9c3bf' },
   { key: 'optimizer', label: 'optimizer', color: '#54a24b' },
   { key: 'host_overhead', label: 'host overhead', color: '#eeca3b' },
-  { key: 'straggler_wait', label: 'slowest GPU', color: '#79706e' },
+  { key: 'straggler_wait', label: 'slowest GPU', color: '#3b3b3b' },
 ];
 
 export const MEMORY_PARTS = [
