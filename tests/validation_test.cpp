@@ -797,6 +797,17 @@ TEST_CASE("validation: calibrate fits from the nominal start, checks the publish
   CHECK(folded.value().cross_validated);
   CHECK(folded.value().fit.errors.size() == 1);
   CHECK(folded.value().profiles[0].provenance["calibration"]["command"] == "vtrain calibrate --cv 2");
+
+  // A spread of GPU speed given to it stays fixed, in both boards, and the provenance says so.
+  CHECK(p80.gpu_speed_spread == 0);
+  CalibrationInputs spread = small_calibration();
+  spread.gpu_speed_spread = 0.015;
+  auto with_spread = calibrate(spread);
+  REQUIRE(with_spread.ok());
+  for (const Profile& p : with_spread.value().profiles) CHECK(p.gpu_speed_spread == 0.015);
+  const Profile& s80 = with_spread.value().profiles[0];
+  CHECK(s80.provenance["calibration"]["command"] == "vtrain calibrate --gpu-speed-spread 0.015");
+  CHECK(s80.provenance["compute"].get<std::string>().find("gpu_speed_spread") != std::string::npos);
 }
 
 TEST_CASE("validation: calibrate names the input an error is in") {

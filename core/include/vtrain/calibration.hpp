@@ -111,7 +111,7 @@ struct CalibrationInputs {
   std::string only;               // fit to the set of this name alone ("": both)
   bool has_start = false;         // start from `start` rather than the nominal A100 values
   Profile start;                  // with has_start: the fit's start (e.g. a profile file)
-  double gpu_speed_spread = 0;    // without has_start: the spread of GPU speed, fixed (fraction)
+  double gpu_speed_spread = 0;    // the spread of GPU speed, fixed (fraction); 0: none, or the start's
   ValidationSetup setup;          // how the measured runs were set up
   int max_evaluations = 10000;    // objective evaluations per start (count)
   int starts = 1;                 // descents (count); more spread over the parameters' bounds

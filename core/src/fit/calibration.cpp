@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <tuple>
@@ -482,6 +483,14 @@ Outcome<std::vector<AllreduceReport>> fit_allreduce_curves(const std::vector<All
   return out;
 }
 
+// The option that fixed the spread of GPU speed, as the command line gives it ("" without one).
+std::string spread_option(const CalibrationInputs& in) {
+  if (in.gpu_speed_spread <= 0) return "";
+  char buf[48];
+  std::snprintf(buf, sizeof buf, " --gpu-speed-spread %g", in.gpu_speed_spread);
+  return buf;
+}
+
 // Phase 4: what each profile records of how it was made.
 json calibration_provenance(const CalibrationInputs& in, const Profile& start, const CalibrationReport& r,
                             const std::vector<MeasurementSet>& sets) {
@@ -501,7 +510,7 @@ json calibration_provenance(const CalibrationInputs& in, const Profile& start, c
   const ValidationSetup& setup = in.setup;
   json cal = {
       {"command", "vtrain calibrate" + std::string(in.folds > 1 ? " --cv " + std::to_string(in.folds) : "") +
-                      (in.starts != 1 ? " --starts " + std::to_string(in.starts) : "")},
+                      (in.starts != 1 ? " --starts " + std::to_string(in.starts) : "") + spread_option(in)},
       {"fit", {{"starts", in.starts}, {"max_evaluations_per_start", in.max_evaluations}}},
       {"setup", {{"gpus_per_node", setup.gpus_per_node},
                  {"intra_node_GBps", setup.intra_node_GBps > 0 ? setup.intra_node_GBps : start.intra_node_GBps},
@@ -565,6 +574,7 @@ Outcome<CalibrationReport> calibrate(const CalibrationInputs& in) {
   // provenance with every fitted parameter at its nominal value (or the start given).
   const Profile* bundled = bundled_profiles().find("a100-sxm4-80gb");
   Profile start = in.has_start ? in.start : nominal_profile(bundled ? *bundled : Profile{}, in.gpu_speed_spread);
+  if (in.gpu_speed_spread > 0) start.gpu_speed_spread = in.gpu_speed_spread;  // over a start file's own
   auto sets = measurement_sets(in);
   if (!sets.ok()) return sets.errors();
   CalibrationReport report;

@@ -748,15 +748,14 @@ StageTails after_pipeline(const Setting& x, const PipelineOutcome& po, const std
   return t;
 }
 
-// Per-stage breakdown: every second of [0, iteration] lands in exactly one part. The busiest
-// stage is the one the result reports.
 // The slowest GPU. Each GPU's compute runs at its own speed, spread about the mean with the
-// cluster's gpu_speed_spread, or the profile's (Sinha et al., SC'22: identical GPUs of a fleet differ by several
-// percent). Whatever synchronizes GPUs waits for the slowest of them: a layer's tensor-parallel
-// collectives for the slowest of its group, the pipeline for its slowest stage, the gradient
-// synchronization at the end of the step for the slowest replica; so the step's compute runs at
-// the pace of the slowest GPU of all, longer by spread x E[max of n standard normal draws]. The
-// wait is split by the nested groups whose synchronization adds it. Returns the wait (s).
+// cluster's gpu_speed_spread, or the profile's (Sinha et al., SC'22: identical GPUs of a fleet
+// differ by several percent). Whatever synchronizes GPUs waits for the slowest of them: a layer's
+// tensor-parallel collectives for the slowest of its group, the pipeline for its slowest stage,
+// the gradient synchronization at the end of the step for the slowest replica; so the step's
+// compute runs at the pace of the slowest GPU of all, longer by spread x E[max of n standard
+// normal draws]. The wait is split by the nested groups whose synchronization adds it. Returns
+// the wait (s).
 double stragglers(const Setting& x, const PipelineOutcome& po, const StageTails& t, double spread,
                   SimDetails& d) {
   d.gpu_speed_spread = spread;
@@ -780,6 +779,8 @@ double stragglers(const Setting& x, const PipelineOutcome& po, const StageTails&
   return d.straggler_wait_s;
 }
 
+// Per-stage breakdown: every second of [0, iteration] lands in exactly one part. The busiest
+// stage is the one the result reports.
 void stage_breakdowns(const Setting& x, const PipelineOutcome& po, const StageTails& t, double host_tail,
                       SimResult& r) {
   const double iteration = r.iteration_time_s;
