@@ -14,15 +14,9 @@ using namespace vtrain;
 
 namespace {
 
-// GPT-3 175B on `gpus` A100s: tensor parallelism 8 in a node, `pp` stages, the rest replicas.
+// GPT-3 175B on A100s, its ranks in the order `placement`.
 nlohmann::json large_config(int pp, int dp, const char* placement) {
-  nlohmann::json j = nlohmann::json::parse(R"({
-    "model": "gpt3-175b",
-    "cluster": {"gpu": "a100-sxm4-80gb", "gpus_per_node": 8},
-    "plan": {"tp": 8, "micro_batch": 1, "recompute": "full", "dp_overlap": true}
-  })");
-  test::set_parallelism(j, 8, pp, dp);
-  j["plan"]["global_batch"] = dp * pp * 2;
+  nlohmann::json j = test::gpt3_at_scale(pp, dp);
   j["plan"]["placement"] = placement;
   return j;
 }

@@ -15,18 +15,6 @@ using namespace vtrain;
 
 namespace {
 
-// GPT-3 175B on A100s: tensor parallelism 8 in a node, `pp` stages, `dp` replicas.
-nlohmann::json gpt3(int pp, int dp) {
-  nlohmann::json j = nlohmann::json::parse(R"({
-    "model": "gpt3-175b",
-    "cluster": {"gpu": "a100-sxm4-80gb", "gpus_per_node": 8},
-    "plan": {"tp": 8, "micro_batch": 1, "recompute": "full", "dp_overlap": true}
-  })");
-  test::set_parallelism(j, 8, pp, dp);
-  j["plan"]["global_batch"] = dp * pp * 4;
-  return j;
-}
-
 Profile with_spread(double spread) {
   Profile p = *bundled_profiles().find("a100-sxm4-80gb");
   p.gpu_speed_spread = spread;
@@ -62,7 +50,8 @@ TEST_CASE("stragglers: the expected slowest of n standard normal draws") {
 
 TEST_CASE("stragglers: with no spread the slowest GPU adds nothing") {
   const Profile none = with_spread(0);
-  for (const nlohmann::json& j : {gpt3(8, 1), gpt3(8, 16), gpt3(16, 64)}) {
+  for (const nlohmann::json& j :
+       {test::gpt3_at_scale(8, 1), test::gpt3_at_scale(8, 16), test::gpt3_at_scale(16, 64)}) {
     const SimResult r = test::simulate_ok(test::parse_ok(j), &none);
     CHECK(r.breakdown.straggler_wait == 0);
     CHECK(r.details.straggler_wait_s == 0);
@@ -76,7 +65,7 @@ TEST_CASE("stragglers: the wait grows with the GPUs synchronized and adds up") {
   double last_share = 0;
   for (const int dp : {1, 4, 16, 64, 256}) {
     CAPTURE(dp);
-    const SimConfig c = test::parse_ok(gpt3(8, dp));
+    const SimConfig c = test::parse_ok(test::gpt3_at_scale(8, dp));
     const SimResult base = test::simulate_ok(c, &none);
     const SimResult r = test::simulate_ok(c, &some);
     const SimDetails& d = r.details;
@@ -109,14 +98,14 @@ TEST_CASE("stragglers: the wait grows with the GPUs synchronized and adds up") {
 }
 
 TEST_CASE("stragglers: a cluster's spread overrides the profile's") {
-  nlohmann::json j = gpt3(8, 16);
+  nlohmann::json j = test::gpt3_at_scale(8, 16);
   const SimResult base = test::simulate_ok(test::parse_ok(j));
   CHECK(base.details.straggler_wait_s == 0);  // the bundled profiles have no spread
   j["cluster"]["gpu_speed_spread"] = 0.015;
   const SimConfig c = test::parse_ok(j);
   const SimResult r = test::simulate_ok(c);
   const Profile some = with_spread(0.015);
-  CHECK(r.iteration_time_s == test::simulate_ok(test::parse_ok(gpt3(8, 16)), &some).iteration_time_s);
+  CHECK(r.iteration_time_s == test::simulate_ok(test::parse_ok(test::gpt3_at_scale(8, 16)), &some).iteration_time_s);
   CHECK(r.details.gpu_speed_spread == 0.015);
   CHECK(r.iteration_time_s > base.iteration_time_s);
   // It round-trips through the config, and out of bounds it names the field.

@@ -28,6 +28,19 @@ inline void set_parallelism(nlohmann::json& j, int tp, int pp, int dp) {
   j["cluster"]["num_gpus"] = tp * pp * dp;
 }
 
+// GPT-3 175B on A100s at scale: tensor parallelism 8 in a node, `pp` stages, `dp` replicas, two
+// micro-batches a stage.
+inline nlohmann::json gpt3_at_scale(int pp, int dp) {
+  nlohmann::json j = nlohmann::json::parse(R"({
+    "model": "gpt3-175b",
+    "cluster": {"gpu": "a100-sxm4-80gb", "gpus_per_node": 8},
+    "plan": {"tp": 8, "micro_batch": 1, "recompute": "full", "dp_overlap": true}
+  })");
+  set_parallelism(j, 8, pp, dp);
+  j["plan"]["global_batch"] = dp * pp * 2;
+  return j;
+}
+
 inline SimConfig parse_ok(const nlohmann::json& j) {
   auto c = parse_sim_config(j);
   if (!c.ok()) throw std::runtime_error(c.errors().front().message);
