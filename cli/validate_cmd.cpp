@@ -425,25 +425,29 @@ int run_validate(const Args& args) {
     std::stable_sort(scale_rows.begin(), scale_rows.end(), [](const ScaleRow& a, const ScaleRow& b) { return a.gpus < b.gpus; });
     std::printf("error against GPU count, runs on %d GPUs or more\n  %6s %8s  %s\n", scale_from, "gpus", "error",
                 "file:line");
-    double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    std::vector<ScalePoint> points;
     for (const ScaleRow& row : scale_rows) {
       std::printf("  %6d %+7.1f%%  %s:%d\n", row.gpus, row.error, row.file.c_str(), row.line);
-      const double x = std::log2(static_cast<double>(row.gpus));
-      n += 1, sx += x, sy += row.error, sxx += x * x, sxy += x * row.error;
+      points.push_back({row.file, row.gpus, row.error});
     }
-    const double var = n * sxx - sx * sx;
-    if (n >= 2 && var > 0) {
-      const double slope = (n * sxy - sx * sy) / var;
-      // Pearson's r: how much of the spread the trend explains.
-      double syy = 0;
-      for (const ScaleRow& row : scale_rows) syy += row.error * row.error;
-      const double vy = n * syy - sy * sy;
-      const double corr = vy > 0 ? (n * sxy - sx * sy) / std::sqrt(var * vy) : 0;
-      std::printf("  %d runs: error changes by %+.2f points per doubling of the GPUs (correlation %+.2f)\n",
-                  static_cast<int>(n), slope, corr);
+    const ScaleTrend trend = fit_scale_trend(points);
+    auto interval = [](const ScaleSlope& s) {
+      char text[96];
+      std::snprintf(text, sizeof text, "95%% interval %+.2f to %+.2f", s.points_per_doubling - s.ci95_points,
+                    s.points_per_doubling + s.ci95_points);
+      return std::string(text);
+    };
+    if (trend.pooled.defined) {
+      std::printf("  %d runs: error changes by %+.2f points per doubling of the GPUs (correlation %+.2f), %s\n",
+                  trend.runs, trend.pooled.points_per_doubling, trend.correlation, interval(trend.pooled).c_str());
     } else {
-      std::printf("  %d run%s: too few GPU counts for a trend\n", static_cast<int>(n), n == 1 ? "" : "s");
+      std::printf("  %d run%s: too few runs or GPU counts to bound a trend\n", trend.runs, trend.runs == 1 ? "" : "s");
     }
+    // Each file is one source (a stack, a model, a cluster): its level taken out, the slope left is
+    // how the error of one source moves as its own runs grow.
+    if (trend.sets > 1 && trend.within_sets.defined)
+      std::printf("  within each of the %d files: %+.2f points per doubling, %s\n", trend.sets,
+                  trend.within_sets.points_per_doubling, interval(trend.within_sets).c_str());
   }
   if (args.has("json")) {
     // One file: the documented object; several: an array of them.

@@ -6,6 +6,8 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "vtrain/calibration.hpp"
 #include "vtrain/profile.hpp"
@@ -493,6 +495,81 @@ TEST_CASE("validation: runs alike where more work was measured faster are contra
   CHECK(none.pairs.empty());
   CHECK(none.runs_compared == 2);
   CHECK(none.mape_floor_percent == 0.0);
+}
+
+TEST_CASE("validation: the error's slope against GPU count, over all runs and within each set, with its interval") {
+  SUBCASE("a textbook line: slope, standard error and the 95% interval of Student's t with 2 degrees of freedom") {
+    // x = log2(GPUs) = 1..4, y = 1, 3, 2, 5: slope 5.5 / 5, residuals -0.1, 0.8, -1.3, 0.6.
+    const ScaleTrend t = fit_scale_trend({{"a", 2, 1}, {"a", 4, 3}, {"a", 8, 2}, {"a", 16, 5}});
+    CHECK(t.runs == 4);
+    CHECK(t.sets == 1);
+    REQUIRE(t.pooled.defined);
+    CHECK(t.pooled.points_per_doubling == doctest::Approx(1.1));
+    CHECK(t.pooled.degrees_of_freedom == 2);
+    CHECK(t.pooled.stderr_points == doctest::Approx(std::sqrt(2.7 / 2 / 5)));
+    CHECK(t.pooled.ci95_points == doctest::Approx(4.3027 * std::sqrt(0.27)).epsilon(1e-4));
+    CHECK(t.correlation == doctest::Approx(5.5 / std::sqrt(5 * 8.75)));
+    // One set: the within-set slope is the pooled one.
+    CHECK(t.within_sets.points_per_doubling == doctest::Approx(t.pooled.points_per_doubling));
+  }
+  SUBCASE("sets that are off by their own level at every scale tilt the pooled slope, not the within-set one") {
+    // Three sources, each flat over its own GPU counts (up to +-0.3 points), each further off than
+    // the last and larger: a pooled line sees a trend the runs of no source show.
+    std::vector<ScalePoint> points;
+    struct Source {
+      const char* set;
+      double level;
+      int first_gpus;
+    };
+    const Source sources[] = {{"small", -2.0, 1024}, {"medium", -8.0, 4096}, {"large", -14.0, 16384}};
+    const double wiggle[] = {0.3, -0.3, -0.3, 0.3};  // the same mean at both of a source's GPU counts
+    for (const Source& source : sources)
+      for (int k = 0; k < 4; ++k)
+        points.push_back({source.set, source.first_gpus << (k % 2), source.level + wiggle[k]});
+    const ScaleTrend t = fit_scale_trend(points);
+    CHECK(t.sets == 3);
+    REQUIRE(t.pooled.defined);
+    REQUIRE(t.within_sets.defined);
+    CHECK(t.pooled.points_per_doubling < -2);
+    CHECK(t.pooled.points_per_doubling + t.pooled.ci95_points < 0);  // significant
+    CHECK(t.correlation < -0.9);
+    CHECK(t.within_sets.points_per_doubling == doctest::Approx(0).scale(1));
+    CHECK(t.within_sets.ci95_points > 0);  // the interval holds 0, and the wiggle widens it
+    CHECK(t.within_sets.degrees_of_freedom == 12 - 3 - 1);
+  }
+  SUBCASE("a slope that each set shares is found within the sets, whatever their levels") {
+    std::vector<ScalePoint> points;
+    const double noise[] = {0.2, -0.1, -0.2, 0.1, 0.05};
+    int i = 0;
+    const std::pair<const char*, double> sources[] = {{"a", 3.0}, {"b", -9.0}, {"c", 20.0}};
+    for (const auto& source : sources)
+      for (int gpus = 512; gpus <= 8192; gpus *= 2)
+        points.push_back({source.first, gpus, source.second + 1.5 * std::log2(gpus) + noise[i++ % 5]});
+    const ScaleTrend t = fit_scale_trend(points);
+    REQUIRE(t.within_sets.defined);
+    CHECK(t.within_sets.points_per_doubling == doctest::Approx(1.5).epsilon(0.05));
+    CHECK(std::abs(t.within_sets.points_per_doubling - 1.5) <= t.within_sets.ci95_points);
+    CHECK(t.within_sets.ci95_points < 0.3);
+  }
+  SUBCASE("too few runs or one GPU count: no slope") {
+    CHECK_FALSE(fit_scale_trend({}).pooled.defined);
+    CHECK_FALSE(fit_scale_trend({{"a", 1024, -3}, {"a", 2048, -4}}).pooled.defined);  // no degree of freedom
+    const ScaleTrend one_count = fit_scale_trend({{"a", 1024, -3}, {"b", 1024, -4}, {"c", 1024, 2}});
+    CHECK_FALSE(one_count.pooled.defined);
+    CHECK_FALSE(one_count.within_sets.defined);
+    // Every set at one GPU count each: a pooled slope, none within.
+    const ScaleTrend one_each = fit_scale_trend({{"a", 1024, -3}, {"b", 2048, -4}, {"c", 4096, 2}});
+    CHECK(one_each.pooled.defined);
+    CHECK_FALSE(one_each.within_sets.defined);
+  }
+  SUBCASE("Student's t quantile for a 95% interval against its table") {
+    const std::pair<int, double> table[] = {{1, 12.7062}, {2, 4.3027}, {3, 3.1824}, {4, 2.7764}, {5, 2.5706},
+                                            {8, 2.3060}, {12, 2.1788}, {19, 2.0930}, {30, 2.0423}, {120, 1.9799}};
+    for (const auto& entry : table) {
+      CAPTURE(entry.first);
+      CHECK(std::abs(student_t_975(entry.first) - entry.second) <= (entry.first == 3 ? 0.004 : 0.001));
+    }
+  }
 }
 
 TEST_CASE("validation: the profile fit recovers known parameters, from the start and from spread starts") {

@@ -360,7 +360,26 @@ test('validate --scale N: the runs on N GPUs or more of every file, by GPU count
     assert.equal(Number(m[1]), row.num_gpus);
     assert.ok(Math.abs(Number(m[2]) - row.error_percent) <= 0.051, m[0]);
   }
-  assert.match(r.out, new RegExp(`${rows.length} runs: error changes by [+-]\\d+\\.\\d\\d points per doubling of the GPUs \\(correlation [+-]\\d\\.\\d\\d\\)`));
+  const pooled = r.out.match(new RegExp(`${rows.length} runs: error changes by ([+-]\\d+\\.\\d\\d) points per doubling ` +
+    'of the GPUs \\(correlation [+-]\\d\\.\\d\\d\\), 95% interval ([+-]\\d+\\.\\d\\d) to ([+-]\\d+\\.\\d\\d)'));
+  assert.ok(pooled, r.out);
+  assert.ok(Number(pooled[2]) <= Number(pooled[1]) && Number(pooled[1]) <= Number(pooled[3]), pooled[0]);
+  // Within each file: its own level taken out. Recomputed here from the printed rows.
+  const within = r.out.match(/within each of the 2 files: ([+-]\d+\.\d\d) points per doubling, 95% interval ([+-]\d+\.\d\d) to ([+-]\d+\.\d\d)/);
+  assert.ok(within, r.out);
+  const sets = new Map();
+  for (const m of rows) {
+    const set = sets.get(m[3]) ?? [];
+    set.push([Math.log2(Number(m[1])), Number(m[2])]);
+    sets.set(m[3], set);
+  }
+  let sxx = 0, sxy = 0;
+  for (const pts of sets.values()) {
+    const mx = pts.reduce((a, p) => a + p[0], 0) / pts.length, my = pts.reduce((a, p) => a + p[1], 0) / pts.length;
+    for (const [x, y] of pts) sxx += (x - mx) ** 2, sxy += (x - mx) * (y - my);
+  }
+  assert.ok(Math.abs(sxy / sxx - Number(within[1])) <= 0.02, `${sxy / sxx} vs ${within[0]}`);
+  assert.ok(Math.abs((Number(within[2]) + Number(within[3])) / 2 - Number(within[1])) <= 0.011, within[0]);
   assert.equal(run('validate', files[0], '--scale', '0').code, 2);
 });
 

@@ -224,4 +224,42 @@ struct ContradictionReport {
 // Compares every two runs of the report set up alike, with each run simulated as `setup` says.
 ContradictionReport find_contradictions(const ValidationReport& report, const ValidationSetup& setup);
 
+// Error against GPU count: does the simulator err more the larger the run? Each point is one run's
+// signed error and GPU count, with the set it comes from (a file: one source, stack and model).
+struct ScalePoint {
+  std::string set;             // the run's set (e.g. its file name)
+  int gpus = 0;                // the run's GPU count (count)
+  double error_percent = 0;    // its signed error, (predicted - measured) / measured (%)
+};
+
+// A least-squares slope of the error against log2(GPUs), with its standard error and the half-width
+// of its 95% interval (Student's t). A slope whose interval holds zero is no trend the runs show.
+struct ScaleSlope {
+  bool defined = false;                 // enough runs and GPU counts to fit (and to bound) a slope
+  double points_per_doubling = 0;       // change of the error per doubling of the GPUs (% points)
+  double stderr_points = 0;             // its standard error (% points)
+  double ci95_points = 0;               // half-width of its 95% interval (% points)
+  int degrees_of_freedom = 0;           // runs less the fitted intercepts and the slope (count)
+};
+
+struct ScaleTrend {
+  int runs = 0;                // points given (count)
+  int sets = 0;                // distinct sets among them (count)
+  // One line through all runs: a set that is off at every scale and happens to sit at the large
+  // end tilts it, whatever the scale does.
+  ScaleSlope pooled;
+  double correlation = 0;      // Pearson's r of error and log2(GPUs) over all runs
+  // One slope with an intercept per set (least squares within each set): how each source's own
+  // error moves as its runs grow, its level (the stack's or the model's bias) taken out.
+  ScaleSlope within_sets;
+};
+
+// The slopes of `points`; a slope is undefined where its runs do not span two GPU counts or leave
+// no degree of freedom to bound it.
+ScaleTrend fit_scale_trend(const std::vector<ScalePoint>& points);
+
+// Student's t quantile for a two-sided 95% interval with `dof` degrees of freedom (>= 1); exact
+// for 1 and 2, a Cornish-Fisher series beyond (within 0.004 at 3, 0.001 from 4 on).
+double student_t_975(int dof);
+
 }  // namespace vtrain

@@ -830,4 +830,78 @@ ContradictionReport find_contradictions(const ValidationReport& report, const Va
   return out;
 }
 
+double student_t_975(int dof) {
+  constexpr double kPi = 3.14159265358979323846;
+  if (dof <= 1) return std::tan(kPi * 0.475);                 // Cauchy: tan(pi (p - 1/2))
+  if (dof == 2) return 0.95 * std::sqrt(2.0 / (4.0 * 0.975 * 0.025));  // (2p - 1) sqrt(2 / (4p(1 - p)))
+  // Cornish-Fisher expansion of t about the normal quantile z in powers of 1/dof (Abramowitz and
+  // Stegun 26.7.5).
+  const double z = 1.959963984540054, v = dof;
+  const double z2 = z * z, z3 = z2 * z, z5 = z3 * z2, z7 = z5 * z2, z9 = z7 * z2;
+  const double g1 = (z3 + z) / 4;
+  const double g2 = (5 * z5 + 16 * z3 + 3 * z) / 96;
+  const double g3 = (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / 384;
+  const double g4 = (79 * z9 + 776 * z7 + 1482 * z5 - 1920 * z3 - 945 * z) / 92160;
+  return z + g1 / v + g2 / (v * v) + g3 / (v * v * v) + g4 / (v * v * v * v);
+}
+
+namespace {
+
+// Least-squares slope of error against log2(GPUs) with one intercept for each group of `group`
+// (all zero: one intercept for all runs).
+ScaleSlope fit_slope(const std::vector<ScalePoint>& points, const std::vector<int>& group, int groups) {
+  ScaleSlope out;
+  std::vector<double> n(groups, 0), mx(groups, 0), my(groups, 0);
+  for (size_t i = 0; i < points.size(); ++i) {
+    n[group[i]] += 1;
+    mx[group[i]] += std::log2(static_cast<double>(points[i].gpus));
+    my[group[i]] += points[i].error_percent;
+  }
+  for (int g = 0; g < groups; ++g) mx[g] /= n[g], my[g] /= n[g];
+  double sxx = 0, sxy = 0;
+  for (size_t i = 0; i < points.size(); ++i) {
+    const double dx = std::log2(static_cast<double>(points[i].gpus)) - mx[group[i]];
+    sxx += dx * dx;
+    sxy += dx * (points[i].error_percent - my[group[i]]);
+  }
+  out.degrees_of_freedom = static_cast<int>(points.size()) - groups - 1;
+  if (sxx <= 1e-12 || out.degrees_of_freedom < 1) return out;
+  out.points_per_doubling = sxy / sxx;
+  double residual = 0;
+  for (size_t i = 0; i < points.size(); ++i) {
+    const double dx = std::log2(static_cast<double>(points[i].gpus)) - mx[group[i]];
+    const double r = points[i].error_percent - my[group[i]] - out.points_per_doubling * dx;
+    residual += r * r;
+  }
+  out.stderr_points = std::sqrt(residual / out.degrees_of_freedom / sxx);
+  out.ci95_points = student_t_975(out.degrees_of_freedom) * out.stderr_points;
+  out.defined = true;
+  return out;
+}
+
+}  // namespace
+
+ScaleTrend fit_scale_trend(const std::vector<ScalePoint>& points) {
+  ScaleTrend t;
+  t.runs = static_cast<int>(points.size());
+  std::map<std::string, int> ids;
+  std::vector<int> by_set, none(points.size(), 0);
+  for (const ScalePoint& p : points) by_set.push_back(ids.emplace(p.set, static_cast<int>(ids.size())).first->second);
+  t.sets = static_cast<int>(ids.size());
+  if (points.empty()) return t;
+  t.pooled = fit_slope(points, none, 1);
+  t.within_sets = fit_slope(points, by_set, t.sets);
+  // Pearson's r over all runs.
+  double sx = 0, sy = 0;
+  for (const ScalePoint& p : points) sx += std::log2(static_cast<double>(p.gpus)), sy += p.error_percent;
+  const double mx = sx / t.runs, my = sy / t.runs;
+  double sxx = 0, syy = 0, sxy = 0;
+  for (const ScalePoint& p : points) {
+    const double dx = std::log2(static_cast<double>(p.gpus)) - mx, dy = p.error_percent - my;
+    sxx += dx * dx, syy += dy * dy, sxy += dx * dy;
+  }
+  t.correlation = sxx > 0 && syy > 0 ? sxy / std::sqrt(sxx * syy) : 0;
+  return t;
+}
+
 }  // namespace vtrain
