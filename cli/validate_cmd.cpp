@@ -430,7 +430,8 @@ int run_validate(const Args& args) {
       std::printf("  %6d %+7.1f%%  %s:%d\n", row.gpus, row.error, row.file.c_str(), row.line);
       points.push_back({row.file, row.gpus, row.error});
     }
-    const ScaleTrend trend = fit_scale_trend(points);
+    // The points are the runs just simulated: whole GPU counts of at least N, finite errors.
+    const ScaleTrend trend = fit_scale_trend(points).value();
     auto interval = [](const ScaleSlope& s) {
       char text[96];
       std::snprintf(text, sizeof text, "95%% interval %+.2f to %+.2f", s.points_per_doubling - s.ci95_points,

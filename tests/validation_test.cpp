@@ -500,7 +500,7 @@ TEST_CASE("validation: runs alike where more work was measured faster are contra
 TEST_CASE("validation: the error's slope against GPU count, over all runs and within each set, with its interval") {
   SUBCASE("a textbook line: slope, standard error and the 95% interval of Student's t with 2 degrees of freedom") {
     // x = log2(GPUs) = 1..4, y = 1, 3, 2, 5: slope 5.5 / 5, residuals -0.1, 0.8, -1.3, 0.6.
-    const ScaleTrend t = fit_scale_trend({{"a", 2, 1}, {"a", 4, 3}, {"a", 8, 2}, {"a", 16, 5}});
+    const ScaleTrend t = fit_scale_trend({{"a", 2, 1}, {"a", 4, 3}, {"a", 8, 2}, {"a", 16, 5}}).value();
     CHECK(t.runs == 4);
     CHECK(t.sets == 1);
     REQUIRE(t.pooled.defined);
@@ -526,7 +526,7 @@ TEST_CASE("validation: the error's slope against GPU count, over all runs and wi
     for (const Source& source : sources)
       for (int k = 0; k < 4; ++k)
         points.push_back({source.set, source.first_gpus << (k % 2), source.level + wiggle[k]});
-    const ScaleTrend t = fit_scale_trend(points);
+    const ScaleTrend t = fit_scale_trend(points).value();
     CHECK(t.sets == 3);
     REQUIRE(t.pooled.defined);
     REQUIRE(t.within_sets.defined);
@@ -545,22 +545,29 @@ TEST_CASE("validation: the error's slope against GPU count, over all runs and wi
     for (const auto& source : sources)
       for (int gpus = 512; gpus <= 8192; gpus *= 2)
         points.push_back({source.first, gpus, source.second + 1.5 * std::log2(gpus) + noise[i++ % 5]});
-    const ScaleTrend t = fit_scale_trend(points);
+    const ScaleTrend t = fit_scale_trend(points).value();
     REQUIRE(t.within_sets.defined);
     CHECK(t.within_sets.points_per_doubling == doctest::Approx(1.5).epsilon(0.05));
     CHECK(std::abs(t.within_sets.points_per_doubling - 1.5) <= t.within_sets.ci95_points);
     CHECK(t.within_sets.ci95_points < 0.3);
   }
   SUBCASE("too few runs or one GPU count: no slope") {
-    CHECK_FALSE(fit_scale_trend({}).pooled.defined);
-    CHECK_FALSE(fit_scale_trend({{"a", 1024, -3}, {"a", 2048, -4}}).pooled.defined);  // no degree of freedom
-    const ScaleTrend one_count = fit_scale_trend({{"a", 1024, -3}, {"b", 1024, -4}, {"c", 1024, 2}});
+    CHECK_FALSE(fit_scale_trend({}).value().pooled.defined);
+    CHECK_FALSE(fit_scale_trend({{"a", 1024, -3}, {"a", 2048, -4}}).value().pooled.defined);  // no degree of freedom
+    const ScaleTrend one_count = fit_scale_trend({{"a", 1024, -3}, {"b", 1024, -4}, {"c", 1024, 2}}).value();
     CHECK_FALSE(one_count.pooled.defined);
     CHECK_FALSE(one_count.within_sets.defined);
     // Every set at one GPU count each: a pooled slope, none within.
-    const ScaleTrend one_each = fit_scale_trend({{"a", 1024, -3}, {"b", 2048, -4}, {"c", 4096, 2}});
+    const ScaleTrend one_each = fit_scale_trend({{"a", 1024, -3}, {"b", 2048, -4}, {"c", 4096, 2}}).value();
     CHECK(one_each.pooled.defined);
     CHECK_FALSE(one_each.within_sets.defined);
+  }
+  SUBCASE("a point with no GPU or an error that is not a number is an error naming it") {
+    const auto bad = fit_scale_trend({{"a", 1024, -3}, {"a", 0, -4}, {"b", 2048, std::nan("")}});
+    REQUIRE_FALSE(bad.ok());
+    REQUIRE(bad.errors().size() == 2);
+    CHECK(bad.errors()[0].pointer == "/1/gpus");
+    CHECK(bad.errors()[1].pointer == "/2/error_percent");
   }
   SUBCASE("Student's t quantile for a 95% interval against its table") {
     const std::pair<int, double> table[] = {{1, 12.7062}, {2, 4.3027}, {3, 3.1824}, {4, 2.7764}, {5, 2.5706},

@@ -255,8 +255,9 @@ struct ScaleTrend {
 };
 
 // The slopes of `points`; a slope is undefined where its runs do not span two GPU counts or leave
-// no degree of freedom to bound it.
-ScaleTrend fit_scale_trend(const std::vector<ScalePoint>& points);
+// no degree of freedom to bound it. A point with fewer than 1 GPU or an error that is not a finite
+// number is an error naming it ("/<i>/gpus", "/<i>/error_percent").
+Outcome<ScaleTrend> fit_scale_trend(const std::vector<ScalePoint>& points);
 
 // Student's t quantile for a two-sided 95% interval with `dof` degrees of freedom (>= 1); exact
 // for 1 and 2, a Cornish-Fisher series beyond (within 0.004 at 3, 0.001 from 4 on).

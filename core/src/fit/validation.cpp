@@ -881,7 +881,15 @@ ScaleSlope fit_slope(const std::vector<ScalePoint>& points, const std::vector<in
 
 }  // namespace
 
-ScaleTrend fit_scale_trend(const std::vector<ScalePoint>& points) {
+Outcome<ScaleTrend> fit_scale_trend(const std::vector<ScalePoint>& points) {
+  Diagnostics errors;
+  for (size_t i = 0; i < points.size(); ++i) {
+    const std::string at = "/" + std::to_string(i);
+    if (points[i].gpus < 1) errors.push_back(make_diagnostic("range", at + "/gpus", "must be at least 1"));
+    if (!std::isfinite(points[i].error_percent))
+      errors.push_back(make_diagnostic("range", at + "/error_percent", "must be a finite number"));
+  }
+  if (!errors.empty()) return errors;
   ScaleTrend t;
   t.runs = static_cast<int>(points.size());
   std::map<std::string, int> ids;
