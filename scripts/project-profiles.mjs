@@ -1,23 +1,30 @@
 #!/usr/bin/env node
-// Projects GPU profiles from the calibrated A100 SXM4 80GB one: the datasheet's figures of each
-// GPU, and every parameter a datasheet cannot give carried over by the rules below (docs/gpus.md
-// says why each rule is the physical one). Writes profiles/h200-sxm-141gb.json and
-// profiles/b200-sxm-180gb.json; the H100's projection goes to --h100 PATH (default: not written),
-// since the bundled H100 profile is calibrated to the H100's published runs by
-// `vtrain calibrate --gpu h100-sxm5-80gb --cv 5`, starting from this projection.
+// Projects GPU profiles from a calibrated one: the datasheet's figures of each GPU, and every
+// parameter a datasheet cannot give carried over by the rules below (docs/gpus.md says why each
+// rule is the physical one), from the nearest calibrated GPU:
+//   - the H100 from the A100 SXM4 80GB (--base): written to --h100 PATH (default: not written),
+//     since the bundled H100 profile is calibrated to the H100's published runs by
+//     `vtrain calibrate --gpu h100-sxm5-80gb --cv 5`, starting from this projection;
+//   - the H200 and the B200 from that calibrated H100 (--hopper): the H200 is the H100's silicon,
+//     and both run the stack the H100 was fitted to (NeMo / Megatron-Core with Transformer Engine,
+//     FP8), so the H100's fitted fractions (FP8 GEMMs, fused attention, memory-bound kernels) and
+//     host costs are the nearest measured ones. Written to profiles/h200-sxm-141gb.json and
+//     profiles/b200-sxm-180gb.json.
 //
 //   node scripts/project-profiles.mjs                      # H200 and B200 into profiles/
 //   node scripts/project-profiles.mjs --h100 /tmp/h100-projected.json
 //   node scripts/project-profiles.mjs --dir /tmp/p      # H200 and B200 into /tmp/p instead
-//   node scripts/project-profiles.mjs --base /tmp/a100.json --dir /tmp/p   # from another A100 fit
+//   node scripts/project-profiles.mjs --base /tmp/a100.json --h100 /tmp/h100.json   # from another A100 fit
+//   node scripts/project-profiles.mjs --hopper /tmp/h100.json --dir /tmp/p   # from another H100 fit
 //
 // The rules:
 //   - compute: GEMM, attention and memory-bound efficiencies are fractions of the GPU's own peaks
-//     and bandwidth: carried unchanged, and an FP8 GEMM reaches the same fraction of the FP8 peak.
+//     and bandwidth: carried unchanged. From the A100 (no FP8), an FP8 GEMM reaches the fraction of
+//     the FP8 peak a 16-bit one reaches of the 16-bit peak; from the H100, its fitted FP8 fraction.
 //     The tile shapes, the reduction length at half speed and the per-kernel GPU overhead are
 //     carried too, as are the host's costs (the same Megatron code issues the same kernels).
 //   - intra-node collectives: each group size's bus bandwidth scales with the NVLink bandwidth per
-//     GPU (busbw x new / A100's); latencies and small-message floors are carried unchanged.
+//     GPU (busbw x new / the base's); latencies and small-message floors are carried unchanged.
 //   - inter-node: efficiency and latencies carried; the NICs' bandwidth from the node's datasheet.
 //   - pipeline sends: their efficiency of the link and latency carried.
 //   - memory: the runtime's reserve and the optimizer's bytes per parameter carried.
@@ -27,14 +34,19 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const baseArg = process.argv.indexOf('--base');
-const base = JSON.parse(
-  readFileSync(baseArg >= 0 ? process.argv[baseArg + 1] : join(root, 'profiles/a100-sxm4-80gb.json'), 'utf8'));
+function readProfile(flag, fallback) {
+  const i = process.argv.indexOf(flag);
+  return JSON.parse(readFileSync(i >= 0 ? process.argv[i + 1] : join(root, fallback), 'utf8'));
+}
+const bases = {
+  a100: readProfile('--base', 'profiles/a100-sxm4-80gb.json'),
+  h100: readProfile('--hopper', 'profiles/h100-sxm5-80gb.json'),
+};
 
 const RULES =
-  'projected from a100-sxm4-80gb by scripts/project-profiles.mjs: GEMM, attention and memory-bound ' +
-  'efficiencies carried as fractions of this GPU\'s own peaks and HBM bandwidth (an FP8 GEMM the same ' +
-  'fraction of the FP8 peak); GEMM tiles, the reduction length at half speed, kernel and host ' +
+  'projected from BASE by scripts/project-profiles.mjs: GEMM, attention and memory-bound ' +
+  'efficiencies carried as fractions of this GPU\'s own peaks and HBM bandwidth (FP8_RULE); ' +
+  'GEMM tiles, the reduction length at half speed, kernel and host ' +
   'overheads and the spread of GPU speed carried unchanged; intra-node all-reduce bus bandwidth of each group size scaled by ' +
   'the NVLink bandwidth per GPU, its latencies and floors carried; inter-node efficiency and ' +
   'latencies, pipeline-send efficiency and latency, optimizer bytes per parameter and the ' +
@@ -74,6 +86,7 @@ const HOPPER_ATTENTION = {
 
 export const GPUS = {
   'h100-sxm5-80gb': {
+    from: 'a100',
     display_name: 'NVIDIA H100 SXM5 80GB',
     hardware: H100_HARDWARE,
     attention: HOPPER_ATTENTION,
@@ -86,10 +99,10 @@ export const GPUS = {
       '(about 50 GB/s of pinned copies a x16 link, two GPUs a switch uplink: 25 GB/s a GPU)',
   },
   'h200-sxm-141gb': {
+    from: 'h100',
     display_name: 'NVIDIA H200 SXM 141GB',
     // The H100 SXM5's silicon, board and node with HBM3e: only the memory differs.
     hardware: { ...H100_HARDWARE, hbm_GBps: 4800, hbm_GiB: 139 },
-    attention: HOPPER_ATTENTION,
     source:
       'NVIDIA H200 Tensor Core GPU datasheet (SXM): the H100 SXM5\'s compute (989 TFLOP/s dense BF16, ' +
       '1979 dense FP8, 67 FP32; 132 SMs), 141 GB HBM3e at 4.8 TB/s (139 GiB as the CUDA device of an H200 reports it), NVLink 900 GB/s, up to ' +
@@ -97,6 +110,7 @@ export const GPUS = {
       'host (two Xeon Platinum 8480C, 461 GB/s streamed; PCIe Gen5, 25 GB/s a GPU)',
   },
   'b200-sxm-180gb': {
+    from: 'h100',
     display_name: 'NVIDIA B200 180GB (HGX/DGX B200)',
     hardware: {
       board_power_W: 1000,
@@ -126,16 +140,21 @@ export const GPUS = {
 
 export function project(name) {
   const g = GPUS[name];
+  const base = bases[g.from];
   const p = structuredClone(base);
   p.name = name;
   p.display_name = g.display_name;
   p.hardware = { ...g.hardware };
   const scale = g.hardware.intra_node_GBps / base.hardware.intra_node_GBps;
   p.communication.intra_node = base.communication.intra_node.map((c) => ({ ...c, busbw_GBps: c.busbw_GBps * scale }));
-  // An FP8 GEMM reaches the fraction of the FP8 peak a 16-bit one reaches of the 16-bit peak.
-  p.compute.fp8_gemm_efficiency = base.compute.gemm_max_efficiency;
+  let fp8Rule = 'an FP8 GEMM the fitted fraction of the FP8 peak';
+  if (!(base.hardware.peak_fp8_tflops > 0)) {
+    // An FP8 GEMM reaches the fraction of the FP8 peak a 16-bit one reaches of the 16-bit peak.
+    p.compute.fp8_gemm_efficiency = base.compute.gemm_max_efficiency;
+    fp8Rule = 'an FP8 GEMM the same fraction of the FP8 peak';
+  }
   p.operator_table = [];
-  let rules = RULES;
+  let rules = RULES.replace('BASE', base.name).replace('FP8_RULE', fp8Rule);
   if (g.attention) {
     const ratio = base.compute.attention_bwd_efficiency / base.compute.attention_fwd_efficiency;
     p.compute.attention_fwd_efficiency = g.attention.fwd_tflops / g.hardware.peak_fp16_tflops;
@@ -143,12 +162,14 @@ export function project(name) {
     rules = rules.replace('GEMM, attention and memory-bound efficiencies', 'GEMM and memory-bound efficiencies') +
       '; ' + g.attention.rule;
   }
+  if (base.provenance?.kind === 'calibrated')
+    rules += `; the base's fitted values are those of its calibration to its published runs (${base.name}'s provenance)`;
   p.provenance = {
     kind: 'projected',
     projected_from: base.name,
     hardware: g.source,
     compute: rules,
-    communication: `intra-node bus bandwidth x ${scale} (NVLink ${g.hardware.intra_node_GBps} GB/s per direction against the A100's ${base.hardware.intra_node_GBps}); the rest as the A100's: ${base.provenance.communication}`,
+    communication: `intra-node bus bandwidth x ${scale} (NVLink ${g.hardware.intra_node_GBps} GB/s per direction against the ${base.name}'s ${base.hardware.intra_node_GBps}); the rest as the ${base.name}'s: ${base.provenance.communication}`,
     rules,
   };
   return p;
