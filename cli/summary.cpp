@@ -106,7 +106,7 @@ std::string summary(const SimResult& r) {
     };
     const ProfileAccuracy& a = r.accuracy;
     add("  (mean error %.1f%% on %s%s", a.mape_percent, runs(a).c_str(),
-        a.set == "published" ? ", never fitted" : a.held_out ? ", held out of the fit" : " the profile was fitted to");
+        a.never_fitted ? ", never fitted" : a.held_out ? ", held out of the fit" : " the profile was fitted to");
     for (const ProfileAccuracy& b : r.accuracy_also)
       add(";\n                             %.1f%% on %s", b.mape_percent, runs(b).c_str());
     add("; %s profile)", r.profile_kind);

@@ -271,6 +271,28 @@ TEST_CASE("simulate: a result carries the profile's recorded error on measured r
   CHECK_FALSE(to_json(unknown).contains("accuracy"));
 }
 
+TEST_CASE("simulate: a profile checked on published runs alone reports them on one node as across nodes") {
+  // The H100's profile records no single- or multi-node calibration set, only NVIDIA's published
+  // runs (8 to 1024 GPUs): a plan on one node gets their error, not "no measured runs".
+  const Profile* h100 = bundled_profiles().find("h100-sxm5-80gb");
+  REQUIRE(h100 != nullptr);
+  REQUIRE_FALSE(h100->accuracy.empty());
+  for (const ProfileAccuracy& a : h100->accuracy) CHECK(a.set == "published");
+  for (const int gpus : {8, 64}) {
+    CAPTURE(gpus);
+    json j = test::small_config();  // tp 2, pp 2 on 8 GPUs
+    j["cluster"]["gpu"] = "h100-sxm5-80gb";
+    j["cluster"]["num_gpus"] = gpus;
+    j["plan"]["dp"] = gpus / 4;
+    j["plan"]["global_batch"] = gpus * 4;
+    const SimResult r = test::simulate_ok(test::parse_ok(j));
+    CHECK(r.accuracy.set == "published");
+    CHECK(r.accuracy.runs == h100->accuracy[0].runs);
+    CHECK(r.accuracy.mape_percent == h100->accuracy[0].mape_percent);
+    CHECK(r.accuracy.gpus_min <= 8);
+  }
+}
+
 TEST_CASE("simulate: beyond the calibration runs' GPU counts the accuracy is that of the published runs") {
   const Profile* bundled = bundled_profiles().find("a100-sxm4-80gb");
   REQUIRE(bundled != nullptr);

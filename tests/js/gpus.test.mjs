@@ -130,3 +130,24 @@ test("NVIDIA's dense B200 runs validate within 8% on the projected profile, neve
   assert.ok(llama.slice(1).every((row) => Math.abs(row.error_percent) <= 5), JSON.stringify(llama.map((x) => x.error_percent)));
   assert.ok(llama[0].error_percent < 0);
 });
+
+test('an H100 plan on one node carries the error of the runs the H100 was fitted to, cross-validated, not "never fitted"', async () => {
+  const { accuracyNote } = await import('../../web/src/accuracy.js');
+  for (const gpus of [8, 64]) {
+    const plan = gpus === 8 ? { tp: 1, pp: 1, dp: 8, micro_batch: 1, global_batch: 128, virtual_stages: 1,
+                                sequence_parallel: false, tp_comm_overlap: false, p2p_overlap: false } : example.plan;
+    const r = simulate({ ...example, model: gpus === 8 ? 'llama3-8b' : example.model,
+                         cluster: { ...example.cluster, num_gpus: gpus }, plan: { ...example.plan, ...plan } });
+    assert.equal(r.code, 0, r.err);
+    const j = JSON.parse(r.out);
+    assert.equal(j.accuracy.set, 'published');
+    assert.equal(j.accuracy.held_out, true);
+    assert.equal(j.accuracy.never_fitted, false);
+    assert.equal(j.accuracy.measured_runs, 18);
+    const note = accuracyNote(j);
+    assert.match(note, /each predicted by a fit that had not seen it/);
+    assert.doesNotMatch(note, /no fit saw|larger than the calibration runs/);
+  }
+  const text = run('simulate', 'llama3-70b-h100');
+  assert.match(text.out, /mean error 9\.\d% on 18 published .* held out of the fit; calibrated profile/);
+});

@@ -466,7 +466,9 @@ export interface Accuracy {
   measured_runs: number;
   /** Whether each was predicted by a fit that had not seen it. */
   held_out: boolean;
-  /** The runs: calibration runs on one node, across nodes, or published runs no fit saw. */
+  /** Whether the runs were kept to check the profile and no fit used them (false: the runs it was fitted to). */
+  never_fitted: boolean;
+  /** The runs: calibration runs on one node, across nodes, or published runs (checks, or a calibration of them). */
   set: 'single-node' | 'multi-node' | 'published';
   /** The training framework of published runs, e.g. "Megatron-LM". */
   framework?: string;

@@ -68,6 +68,8 @@ struct ProfileAccuracy {
   int runs = 0;               // measured runs (count)
   double mape_percent = 0;    // mean absolute error of the predictions (%)
   bool held_out = false;      // predicted by fits that had not seen those runs
+  bool never_fitted = false;  // runs kept to check the profile, which no fit used (its "published"
+                              // record); false for the runs it was fitted to, cross-validated or not
   int gpus_min = 0, gpus_max = 0;  // the GPU counts the runs span (count); 0: not recorded
   int hidden_min = 0, hidden_max = 0;  // the hidden sizes of their models; 0: not recorded
 };

@@ -34,7 +34,7 @@ std::vector<ProfileAccuracy> recorded_accuracy(const json& prov) {
   std::vector<ProfileAccuracy> out;
   if (!prov.is_object() || !prov.contains("calibration") || !prov["calibration"].is_object()) return out;
   const json& cal = prov["calibration"];
-  auto read = [&](const json* list, bool held_out) {
+  auto read = [&](const json* list, bool held_out, bool never_fitted) {
     if (!list || !list->is_array()) return;
     for (const json& e : *list) {
       if (!e.is_object() || !e.contains("set") || !e["set"].is_string() || !e.contains("runs") ||
@@ -45,6 +45,7 @@ std::vector<ProfileAccuracy> recorded_accuracy(const json& prov) {
       a.runs = e["runs"].get<int>();
       a.mape_percent = e["mape_percent"].get<double>();
       a.held_out = held_out;
+      a.never_fitted = never_fitted;
       if (e.contains("framework") && e["framework"].is_string()) a.framework = e["framework"].get<std::string>();
       range(e, "gpus", a.gpus_min, a.gpus_max);
       range(e, "hidden", a.hidden_min, a.hidden_max);
@@ -56,9 +57,9 @@ std::vector<ProfileAccuracy> recorded_accuracy(const json& prov) {
   };
   if (cal.contains("cross_validation") && cal["cross_validation"].is_object() &&
       cal["cross_validation"].contains("held_out"))
-    read(&cal["cross_validation"]["held_out"], true);
-  if (cal.contains("published")) read(&cal["published"], true);
-  if (cal.contains("in_sample")) read(&cal["in_sample"], false);
+    read(&cal["cross_validation"]["held_out"], true, false);
+  if (cal.contains("published")) read(&cal["published"], true, true);
+  if (cal.contains("in_sample")) read(&cal["in_sample"], false, false);
   return out;
 }
 

@@ -167,7 +167,8 @@ const std::vector<Kernel> kNone;
 
 // The recorded accuracy nearest a plan's scale: the calibration set of its kind (one node or
 // several) while the plan is no larger than that set's runs (GPUs and hidden size), the published
-// runs (Megatron-LM first) beyond them.
+// runs (Megatron-LM first) beyond them, and for a profile with no set of the plan's kind (one
+// checked on published runs alone, as the H100's), at every scale.
 void select_accuracy(const Profile& prof, int num_gpus, int gpus_per_node, int hidden, ProfileAccuracy& primary,
                      std::vector<ProfileAccuracy>& also) {
   const ProfileAccuracy* own = nullptr;
@@ -176,7 +177,7 @@ void select_accuracy(const Profile& prof, int num_gpus, int gpus_per_node, int h
     if (!own && a.set == kind) own = &a;
   const bool beyond = own ? (own->gpus_max > 0 && num_gpus > own->gpus_max) ||
                                 (own->hidden_max > 0 && hidden > own->hidden_max)
-                          : num_gpus > gpus_per_node;
+                          : true;
   // Megatron-LM's runs first: a plan's settings are Megatron-LM's.
   const ProfileAccuracy* published = nullptr;
   if (beyond) {
