@@ -29,7 +29,9 @@
 //   - pipeline sends: their efficiency of the link and latency carried.
 //   - memory: the runtime's reserve and the optimizer's bytes per parameter carried.
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -112,6 +114,12 @@ export const GPUS = {
   'b200-sxm-180gb': {
     from: 'h100',
     display_name: 'NVIDIA B200 180GB (HGX/DGX B200)',
+    // NVIDIA's published B200 runs with stated plans: checks of the projection, never fitted; their
+    // error is recorded in the profile, so that a result on a B200 says how far to trust it.
+    checks: [
+      { file: 'nemo-b200.csv', framework: 'NeMo/Megatron-Core fp8' },
+      { file: 'moe-b200.csv', framework: 'NeMo/Megatron-Core fp8 MoE' },
+    ],
     hardware: {
       board_power_W: 1000,
       collective_sms: 16,
@@ -175,6 +183,50 @@ export function project(name) {
   return p;
 }
 
+// The error of a projected profile on the published runs of its GPU (`checks`), as `vtrain
+// validate` gives it, in the form `vtrain calibrate` records published runs (never fitted).
+function recordChecks(name, p) {
+  const checks = GPUS[name].checks;
+  if (!checks) return p;
+  const cli = join(root, 'build/native/vtrain');
+  if (!existsSync(cli)) {
+    console.error(`project-profiles: ${name} records its error on ${checks.map((c) => c.file).join(', ')}, ` +
+                  'which needs the native build (cmake --build --preset native)');
+    process.exit(2);
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'vtrain-project-'));
+  const file = join(dir, `${name}.json`);
+  writeFileSync(file, JSON.stringify(p));
+  const round = (x) => Number(x.toFixed(6));
+  const published = checks.map(({ file: csv, framework }) => {
+    const r = spawnSync(cli, ['validate', join(root, 'profiles/published', csv), '--profile', file, '--json'],
+                        { encoding: 'utf8', maxBuffer: 1 << 26 });
+    if (r.status !== 0) {
+      console.error(`project-profiles: vtrain validate ${csv} failed:\n${r.stdout}${r.stderr}`);
+      process.exit(2);
+    }
+    const rows = JSON.parse(r.stdout).rows;
+    const span = (key) => [Math.min(...rows.map((x) => x[key])), Math.max(...rows.map((x) => x[key]))];
+    return {
+      file: `profiles/published/${csv}`,
+      framework,
+      gpus: span('num_gpus'),
+      hidden: span('hidden'),
+      mape_percent: round(rows.reduce((a, x) => a + Math.abs(x.error_percent), 0) / rows.length),
+      max_abs_error_percent: round(Math.max(...rows.map((x) => Math.abs(x.error_percent)))),
+      runs: rows.length,
+      set: 'published',
+    };
+  });
+  rmSync(dir, { recursive: true, force: true });
+  p.provenance.calibration = {
+    note: 'no parameter of this profile is fitted: these are checks of the projection on published runs of this GPU',
+    command: 'node scripts/project-profiles.mjs (vtrain validate FILE --profile <projection> --json)',
+    published,
+  };
+  return p;
+}
+
 function write(path, p) {
   writeFileSync(path, JSON.stringify(sortKeys(p), null, 2) + '\n');
   console.log(`wrote ${path}`);
@@ -193,6 +245,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const h100 = args.indexOf('--h100');
   const dir = args.indexOf('--dir');  // where the H200 and B200 go (default: profiles/)
   const out = dir >= 0 ? args[dir + 1] : join(root, 'profiles');
-  for (const name of ['h200-sxm-141gb', 'b200-sxm-180gb']) write(join(out, `${name}.json`), project(name));
+  for (const name of ['h200-sxm-141gb', 'b200-sxm-180gb']) write(join(out, `${name}.json`), recordChecks(name, project(name)));
   if (h100 >= 0) write(args[h100 + 1], project('h100-sxm5-80gb'));
 }

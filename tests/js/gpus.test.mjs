@@ -151,3 +151,21 @@ test('an H100 plan on one node carries the error of the runs the H100 was fitted
   const text = run('simulate', 'llama3-70b-h100');
   assert.match(text.out, /mean error 9\.\d% on 18 published .* held out of the fit; calibrated profile/);
 });
+
+test("a B200 result carries the projection's error on NVIDIA's published B200 runs, never fitted; an H200 one none", async () => {
+  const { accuracyNote } = await import('../../web/src/accuracy.js');
+  const b200 = JSON.parse(run('simulate', 'mixtral-8x22b-b200', '--json').out);
+  assert.equal(b200.profile_kind, 'projected');
+  assert.equal(b200.accuracy.set, 'published');
+  assert.equal(b200.accuracy.never_fitted, true);
+  assert.equal(b200.accuracy.measured_runs, 4);
+  // The recorded figure is what validate gives for the file now.
+  const v = JSON.parse(run('validate', 'profiles/published/nemo-b200.csv', '--json').out);
+  assert.ok(Math.abs(b200.accuracy.mape_percent - v.mape_percent) < 1e-4, `${b200.accuracy.mape_percent} vs ${v.mape_percent}`);
+  assert.deepEqual(b200.accuracy_also.map((a) => [a.framework, a.measured_runs]), [['NeMo/Megatron-Core fp8 MoE', 3]]);
+  const note = accuracyNote(b200);
+  assert.match(note, /^On 4 published NeMo\/Megatron-Core fp8 runs \(8 to 512 GPUs, hidden 4,096 to 12,288\), which no fit saw/);
+  assert.doesNotMatch(note, /larger than the calibration runs/);
+  const h200 = JSON.parse(simulate({ ...example, cluster: { ...example.cluster, gpu: 'h200-sxm-141gb' } }).out);
+  assert.equal(h200.accuracy, undefined);
+});
