@@ -120,6 +120,18 @@ export const GPUS = {
       { file: 'nemo-b200.csv', framework: 'NeMo/Megatron-Core fp8' },
       { file: 'moe-b200.csv', framework: 'NeMo/Megatron-Core fp8 MoE' },
     ],
+    // 16-bit GEMMs on a B200, measured: cuBLAS through PyTorch 2.8 / CUDA 12.8, BF16, CUDA events
+    // over 20-200 calls after warm-up: 1532 TFLOP/s for 4096^3, 1652 for 4096 x 8192 x 8192, 1648
+    // for 8192 x 4096 x 8192, 1610 for 8192^3 (pyptx.dev, "Performance", Blackwell GEMM table).
+    // The tile/wave model gives these four within 2% at 0.76 of the BF16 peak (the H100's fitted
+    // 0.85, which its FP8 runs barely constrain, would make them 10-14% fast). FP8 GEMMs keep the
+    // H100's fitted fraction of the FP8 peak.
+    gemm16: {
+      max_efficiency: 0.76,
+      rule: '16-bit GEMMs at 0.76 of the BF16 peak, where the tile/wave model gives cuBLAS\'s measured BF16 ' +
+        'rates on a B200 within 2% (1532 to 1652 TFLOP/s for 4096^3 to 8192^3, PyTorch 2.8 / CUDA 12.8; ' +
+        'pyptx.dev performance page)',
+    },
     hardware: {
       board_power_W: 1000,
       collective_sms: 16,
@@ -163,6 +175,10 @@ export function project(name) {
   }
   p.operator_table = [];
   let rules = RULES.replace('BASE', base.name).replace('FP8_RULE', fp8Rule);
+  if (g.gemm16) {
+    p.compute.gemm_max_efficiency = g.gemm16.max_efficiency;
+    rules += '; ' + g.gemm16.rule;
+  }
   if (g.attention) {
     const ratio = base.compute.attention_bwd_efficiency / base.compute.attention_fwd_efficiency;
     p.compute.attention_fwd_efficiency = g.attention.fwd_tflops / g.hardware.peak_fp16_tflops;
