@@ -175,9 +175,8 @@ void select_accuracy(const Profile& prof, int num_gpus, int gpus_per_node, int h
   const char* kind = num_gpus <= gpus_per_node ? "single-node" : "multi-node";
   for (const ProfileAccuracy& a : prof.accuracy)
     if (!own && a.set == kind) own = &a;
-  const bool beyond = own ? (own->gpus_max > 0 && num_gpus > own->gpus_max) ||
-                                (own->hidden_max > 0 && hidden > own->hidden_max)
-                          : true;
+  const bool beyond = !own || (own->gpus_max > 0 && num_gpus > own->gpus_max) ||
+                      (own->hidden_max > 0 && hidden > own->hidden_max);
   // Megatron-LM's runs first: a plan's settings are Megatron-LM's.
   const ProfileAccuracy* published = nullptr;
   if (beyond) {
