@@ -113,6 +113,9 @@ int run_calibrate_gpu(const Args& args) {
     for (const auto& e : r.cross_validation.held_out)
       std::printf("%d-fold CV %-16s %4d runs: MAPE %.2f%%, max %.1f%% (held out, grouped by model)\n",
                   r.cross_validation.folds, e.name.c_str(), e.runs, e.mape_percent, e.max_abs_error_percent);
+  for (const auto& e : r.checks)
+    std::printf("check %-30s %4d runs: MAPE %.2f%%, max %.1f%% (held out: no fit saw them)\n", e.name.c_str(), e.runs,
+                e.mape_percent, e.max_abs_error_percent);
   std::printf("calibration took %.0f s\n", r.seconds);
   if (args.has("dry-run")) {
     std::printf("--dry-run: profile not written\n");

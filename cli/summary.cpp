@@ -104,11 +104,13 @@ std::string summary(const SimResult& r) {
       if (a.hidden_max > 0) s += ", hidden " + range(a.hidden_min, a.hidden_max);
       return s;
     };
+    const auto fitted = [](const ProfileAccuracy& a) {
+      return a.never_fitted ? ", never fitted" : a.held_out ? ", held out of the fit" : " the profile was fitted to";
+    };
     const ProfileAccuracy& a = r.accuracy;
-    add("  (mean error %.1f%% on %s%s", a.mape_percent, runs(a).c_str(),
-        a.never_fitted ? ", never fitted" : a.held_out ? ", held out of the fit" : " the profile was fitted to");
+    add("  (mean error %.1f%% on %s%s", a.mape_percent, runs(a).c_str(), fitted(a));
     for (const ProfileAccuracy& b : r.accuracy_also)
-      add(";\n                             %.1f%% on %s", b.mape_percent, runs(b).c_str());
+      add(";\n                             %.1f%% on %s%s", b.mape_percent, runs(b).c_str(), fitted(b));
     add("; %s profile)", r.profile_kind);
   } else {
     add("  (%s profile: no measured runs of this GPU recorded)", r.profile_kind);

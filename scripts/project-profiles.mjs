@@ -117,8 +117,8 @@ export const GPUS = {
     // NVIDIA's published B200 runs with stated plans: checks of the projection, never fitted; their
     // error is recorded in the profile, so that a result on a B200 says how far to trust it.
     checks: [
-      { file: 'nemo-b200.csv', framework: 'NeMo/Megatron-Core fp8' },
-      { file: 'moe-b200.csv', framework: 'NeMo/Megatron-Core fp8 MoE' },
+      { file: 'nemo-b200.csv', framework: 'NeMo/Megatron-Core fp8', moe: false },
+      { file: 'moe-b200.csv', framework: 'NeMo/Megatron-Core fp8 MoE', moe: true },
     ],
     // 16-bit GEMMs on a B200, measured: cuBLAS through PyTorch 2.8 / CUDA 12.8, BF16, CUDA events
     // over 20-200 calls after warm-up: 1532 TFLOP/s for 4096^3, 1652 for 4096 x 8192 x 8192, 1648
@@ -214,7 +214,7 @@ function recordChecks(name, p) {
   const file = join(dir, `${name}.json`);
   writeFileSync(file, JSON.stringify(p));
   const round = (x) => Number(x.toFixed(6));
-  const published = checks.map(({ file: csv, framework }) => {
+  const published = checks.map(({ file: csv, framework, moe }) => {
     const r = spawnSync(cli, ['validate', join(root, 'profiles/published', csv), '--profile', file, '--json'],
                         { encoding: 'utf8', maxBuffer: 1 << 26 });
     if (r.status !== 0) {
@@ -230,6 +230,7 @@ function recordChecks(name, p) {
       hidden: span('hidden'),
       mape_percent: round(v.mape_percent),
       max_abs_error_percent: round(v.max_abs_error_percent),
+      moe,
       runs: v.runs,
       set: 'published',
     };

@@ -293,6 +293,52 @@ TEST_CASE("simulate: a profile checked on published runs alone reports them on o
   }
 }
 
+TEST_CASE("simulate: a mixture of experts reports the published runs of mixtures of experts first") {
+  // The H100 records its cross-validated calibration (dense FP8 runs) and two checks no fit saw:
+  // Grok-1's MoE runs and Llama 3 405B's dense ones. A dense plan gets the calibration's error, then
+  // the dense check; a MoE plan Grok-1's, then the dense records in the profile's order.
+  const Profile* h100 = bundled_profiles().find("h100-sxm5-80gb");
+  REQUIRE(h100 != nullptr);
+  int moe_records = 0;
+  for (const ProfileAccuracy& a : h100->accuracy) moe_records += a.moe ? 1 : 0;
+  REQUIRE(moe_records == 1);
+  REQUIRE(h100->accuracy.size() == 3);
+  REQUIRE_FALSE(h100->accuracy[0].moe);
+
+  json j = test::small_config();
+  j["cluster"]["gpu"] = "h100-sxm5-80gb";
+  const SimResult dense = test::simulate_ok(test::parse_ok(j));
+  CHECK_FALSE(dense.accuracy.moe);
+  CHECK_FALSE(dense.accuracy.never_fitted);
+  CHECK(dense.accuracy.mape_percent == h100->accuracy[0].mape_percent);
+  REQUIRE(dense.accuracy_also.size() == 2);
+  CHECK_FALSE(dense.accuracy_also[0].moe);
+  CHECK(dense.accuracy_also[0].never_fitted);
+  CHECK(dense.accuracy_also[1].moe);
+
+  j["model"]["moe"] = {{"experts", 8}, {"experts_per_token", 2}, {"expert_ffn_hidden", 2048}};
+  j["plan"]["ep"] = 2;
+  const SimResult moe = test::simulate_ok(test::parse_ok(j));
+  CHECK(moe.accuracy.moe);
+  CHECK(moe.accuracy.never_fitted);
+  CHECK(moe.accuracy.framework.find("grok-1") != std::string::npos);
+  REQUIRE(moe.accuracy_also.size() == 2);
+  CHECK(moe.accuracy_also[0].mape_percent == h100->accuracy[0].mape_percent);
+  CHECK_FALSE(moe.accuracy_also[1].moe);
+  CHECK(to_json(moe)["accuracy"]["moe"] == true);
+
+  // The A100 records no MoE runs: a MoE plan beyond its calibration still gets Megatron-LM's.
+  json a = test::small_config();
+  a["cluster"]["num_gpus"] = 4096;
+  a["plan"]["dp"] = 1024;
+  a["plan"]["global_batch"] = 4096;
+  a["model"]["moe"] = j["model"]["moe"];
+  a["plan"]["ep"] = 2;
+  const SimResult a100 = test::simulate_ok(test::parse_ok(a));
+  CHECK(a100.accuracy.framework == "Megatron-LM");
+  CHECK_FALSE(a100.accuracy.moe);
+}
+
 TEST_CASE("simulate: beyond the calibration runs' GPU counts the accuracy is that of the published runs") {
   const Profile* bundled = bundled_profiles().find("a100-sxm4-80gb");
   REQUIRE(bundled != nullptr);

@@ -92,10 +92,48 @@ test('calibrating the H100 from its projection: 5-fold cross-validation grouped 
   assert.ok(cv, r.stdout);
   assert.equal(Number(cv[1]), 18);
   assert.ok(Number(cv[2]) <= 10, `held-out MAPE ${cv[2]}%`);
-  // The fit is the committed profile's.
+  // The held-out runs are predicted by the fitted profile and reported, file by file.
+  assert.match(r.stdout, /check profiles\/published\/grok-h100\.csv\s+18 runs: MAPE [\d.]+%.*no fit saw them/);
+  assert.match(r.stdout, /check profiles\/published\/llama3-405b-h100\.csv\s+5 runs/);
+  // The committed profile is what the command writes (numbers to 1e-9 of their size).
   const fitted = JSON.parse(readFileSync(path.join(dir, 'h100-sxm5-80gb.json'), 'utf8'));
   const committed = JSON.parse(readFileSync(path.join(root, 'profiles/h100-sxm5-80gb.json'), 'utf8'));
-  assert.ok(Math.abs(fitted.compute.fp8_gemm_efficiency - committed.compute.fp8_gemm_efficiency) < 1e-9);
+  const same = (a, b, where) => {
+    if (typeof a === 'number' && typeof b === 'number')
+      return assert.ok(Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)), `${where}: ${a} vs ${b}`);
+    if (a && b && typeof a === 'object' && typeof b === 'object') {
+      assert.deepEqual(Object.keys(a).sort(), Object.keys(b).sort(), where);
+      for (const k of Object.keys(a)) same(a[k], b[k], `${where}/${k}`);
+      return undefined;
+    }
+    return assert.equal(a, b, where);
+  };
+  same(fitted, committed, '');
+});
+
+test("the H100 records its error on the held-out Llama 3 405B and Grok-1 runs as validate gives it; a MoE plan reports Grok-1's first", async () => {
+  const { accuracyNote } = await import('../../web/src/accuracy.js');
+  const profile = JSON.parse(readFileSync(path.join(root, 'profiles/h100-sxm5-80gb.json'), 'utf8'));
+  const checks = profile.provenance.calibration.published;
+  assert.deepEqual(checks.map((c) => [c.file, c.runs, c.moe]),
+                   [['profiles/published/grok-h100.csv', 18, true], ['profiles/published/llama3-405b-h100.csv', 5, false]]);
+  for (const c of checks) {
+    const v = JSON.parse(run('validate', c.file, '--json').out);
+    assert.ok(Math.abs(c.mape_percent - v.mape_percent) < 1e-6, `${c.file}: ${c.mape_percent} vs ${v.mape_percent}`);
+  }
+  // A MoE plan: Grok-1's runs first, which no fit saw; a dense one: the calibration's, then Llama 3's.
+  const moe = JSON.parse(run('simulate', 'grok-1-h100', '--json').out);
+  assert.equal(moe.accuracy.moe, true);
+  assert.equal(moe.accuracy.never_fitted, true);
+  assert.equal(moe.accuracy.measured_runs, 18);
+  assert.match(accuracyNote(moe), /^The calibration runs are of dense models; these are mixtures of experts, as this plan is\. On 18 published grok-1 bf16\/fp8 MoE runs/);
+  assert.doesNotMatch(accuracyNote(moe), /larger than the calibration runs/);
+  const text = run('simulate', 'grok-1-h100').out;
+  assert.match(text, /mean error 10\.\d% on 18 published grok-1 bf16\/fp8 MoE runs, 8-2048 GPUs, hidden 6144, never fitted;\n\s+9\.\d% on 18 published NeMo\/Megatron-Core fp8 runs, 8-1024 GPUs, hidden 4096-12288, held out of the fit;/);
+  const dense = JSON.parse(run('simulate', 'llama3-405b-h100', '--json').out);
+  assert.equal(dense.accuracy.moe, false);
+  assert.deepEqual(dense.accuracy_also.map((a) => [a.measured_runs, a.moe]), [[5, false], [18, true]]);
+  assert.match(accuracyNote(dense), /On 5 published llama3\.1-405b fp8\/bf16 runs \(1,024 to 16,384 GPUs, hidden 16,384\), which no fit saw, by 11\.\d %/);
 });
 
 test('the H200 and the B200 are projected from the calibrated H100: its fitted fractions and host costs', () => {
@@ -146,28 +184,37 @@ test('an H100 plan on one node carries the error of the runs the H100 was fitted
     assert.equal(j.accuracy.held_out, true);
     assert.equal(j.accuracy.never_fitted, false);
     assert.equal(j.accuracy.measured_runs, 18);
-    const note = accuracyNote(j);
-    assert.match(note, /each predicted by a fit that had not seen it/);
-    assert.doesNotMatch(note, /no fit saw|larger than the calibration runs/);
+    // The first sentence is the calibration's; the held-out checks follow, each saying no fit saw it.
+    const [first, ...rest] = accuracyNote(j).split(/(?<=\.) (?=On )/);
+    assert.match(first, /each predicted by a fit that had not seen it/);
+    assert.doesNotMatch(first, /no fit saw|larger than the calibration runs/);
+    for (const s of rest) assert.match(s, /which no fit saw/);
   }
   const text = run('simulate', 'llama3-70b-h100');
-  assert.match(text.out, /mean error 9\.\d% on 18 published .* held out of the fit; calibrated profile/);
+  assert.match(text.out, /mean error 9\.\d% on 18 published .* held out of the fit;\n.*llama3\.1-405b .* never fitted;\n.*grok-1 .* never fitted; calibrated profile/);
 });
 
 test("a B200 result carries the projection's error on NVIDIA's published B200 runs, never fitted; an H200 one none", async () => {
   const { accuracyNote } = await import('../../web/src/accuracy.js');
+  // Mixtral 8x22B is a mixture of experts: NVIDIA's MoE runs first, then the dense ones.
   const b200 = JSON.parse(run('simulate', 'mixtral-8x22b-b200', '--json').out);
   assert.equal(b200.profile_kind, 'projected');
   assert.equal(b200.accuracy.set, 'published');
   assert.equal(b200.accuracy.never_fitted, true);
-  assert.equal(b200.accuracy.measured_runs, 4);
-  // The recorded figure is what validate gives for the file now.
-  const v = JSON.parse(run('validate', 'profiles/published/nemo-b200.csv', '--json').out);
-  assert.ok(Math.abs(b200.accuracy.mape_percent - v.mape_percent) < 1e-4, `${b200.accuracy.mape_percent} vs ${v.mape_percent}`);
-  assert.deepEqual(b200.accuracy_also.map((a) => [a.framework, a.measured_runs]), [['NeMo/Megatron-Core fp8 MoE', 3]]);
+  assert.equal(b200.accuracy.moe, true);
+  assert.equal(b200.accuracy.measured_runs, 3);
+  // The recorded figures are what validate gives for the files now.
+  for (const [a, file] of [[b200.accuracy, 'moe-b200'], [b200.accuracy_also[0], 'nemo-b200']]) {
+    const v = JSON.parse(run('validate', `profiles/published/${file}.csv`, '--json').out);
+    assert.ok(Math.abs(a.mape_percent - v.mape_percent) < 1e-4, `${file}: ${a.mape_percent} vs ${v.mape_percent}`);
+  }
+  assert.deepEqual(b200.accuracy_also.map((a) => [a.framework, a.measured_runs]), [['NeMo/Megatron-Core fp8', 4]]);
   const note = accuracyNote(b200);
-  assert.match(note, /^On 4 published NeMo\/Megatron-Core fp8 runs \(8 to 512 GPUs, hidden 4,096 to 12,288\), which no fit saw/);
-  assert.doesNotMatch(note, /larger than the calibration runs/);
+  assert.match(note, /^On 3 published NeMo\/Megatron-Core fp8 MoE runs \(8 to 256 GPUs, hidden 2,048 to 6,144\), which no fit saw/);
+  assert.doesNotMatch(note, /larger than the calibration runs|dense models/);
+  // A dense plan on a B200: the dense runs first.
+  const dense = JSON.parse(simulate({ ...example, cluster: { ...example.cluster, gpu: 'b200-sxm-180gb' } }).out);
+  assert.deepEqual([dense.accuracy.measured_runs, dense.accuracy.moe], [4, false]);
   const h200 = JSON.parse(simulate({ ...example, cluster: { ...example.cluster, gpu: 'h200-sxm-141gb' } }).out);
   assert.equal(h200.accuracy, undefined);
 });

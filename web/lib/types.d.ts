@@ -468,9 +468,11 @@ export interface Accuracy {
   held_out: boolean;
   /** Whether the runs were kept to check the profile and no fit used them (false: the runs it was fitted to). */
   never_fitted: boolean;
+  /** Whether the runs are of mixtures of experts (a result's record is of its plan's kind first). */
+  moe: boolean;
   /** The runs: calibration runs on one node, across nodes, or published runs (checks, or a calibration of them). */
   set: 'single-node' | 'multi-node' | 'published';
-  /** The training framework of published runs, e.g. "Megatron-LM". */
+  /** What the published runs are: their training framework, e.g. "Megatron-LM", or their models and precisions ("grok-1 bf16/fp8 MoE"). */
   framework?: string;
   /** The GPU counts the runs span: [least, most]. */
   gpus?: [number, number];

@@ -30,13 +30,16 @@ export function accuracyNote(r) {
   if (!acc) return '';
   if (acc.set === 'published') {
     const also = (r.accuracy_also || [])
-      .map((a) => ` On ${a.measured_runs} published ${a.framework} runs${span(a)}, by ${off(a)}.`)
+      .map((a) => ` On ${a.measured_runs} published ${a.framework} runs${span(a)}${a.never_fitted && !acc.never_fitted ? ', which no fit saw' : ''}, by ${off(a)}.`)
       .join('');
-    // Published runs kept as checks (never_fitted) stand beside a calibration the plan outgrew,
-    // or, for a projected profile, beside none; the H100's published runs are its calibration.
+    // Published runs kept as checks (never_fitted) stand beside a calibration the plan outgrew or
+    // whose runs are of another kind of model (dense, where the plan is a mixture of experts), or,
+    // for a projected profile, beside none; the H100's published runs are its calibration.
     if (!acc.never_fitted)
       return `On ${acc.measured_runs} published ${acc.framework} runs${span(acc)}, this profile's iteration times were off by ${off(acc)} on average (${acc.held_out ? 'each predicted by a fit that had not seen it' : 'the runs it was fitted to'}).${also}`;
-    const beyond = r.profile_kind === 'calibrated' ? 'This plan is larger than the calibration runs. ' : '';
+    const beyond = r.profile_kind !== 'calibrated' ? ''
+      : acc.moe ? 'The calibration runs are of dense models; these are mixtures of experts, as this plan is. '
+      : 'This plan is larger than the calibration runs. ';
     return `${beyond}On ${acc.measured_runs} published ${acc.framework} runs${span(acc)}, which no fit saw, this profile's iteration times were off by ${off(acc)} on average.${also}`;
   }
   const kind = acc.set === 'single-node' ? 'runs on one node' : 'runs across nodes';

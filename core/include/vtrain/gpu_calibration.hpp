@@ -21,10 +21,12 @@ namespace vtrain {
 const std::vector<FitParameter>& gpu_fit_parameters();
 
 // The published runs measured on `gpu` (less those marked "held out"), one set per precision ("published-fp8", "published-bf16",
-// ...), and the files they come from (repository paths).
+// ...), and the files they come from (repository paths); and the held-out runs, which check the fit,
+// one set per file (named by its path).
 struct GpuMeasurements {
   std::vector<MeasurementSet> sets;
   std::vector<std::string> files;
+  std::vector<MeasurementSet> checks;
 };
 Outcome<GpuMeasurements> published_runs_of(const std::string& gpu);
 
@@ -42,6 +44,8 @@ struct GpuCalibrationReport {
   bool cross_validated = false;
   CrossValidation cross_validation;         // held-out errors per set
   std::vector<std::string> files;           // the published files the runs come from
+  std::vector<SetError> checks;             // the fitted profile's error on the held-out runs, per file
+                                            // (SetError::name: its path), which no fit saw
   Profile profile;                          // to write: the fitted profile with provenance kind "calibrated"
   double seconds = 0;                       // wall time (s)
 };

@@ -70,6 +70,7 @@ struct ProfileAccuracy {
   bool held_out = false;      // predicted by fits that had not seen those runs
   bool never_fitted = false;  // runs kept to check the profile, which no fit used (its "published"
                               // record); false for the runs it was fitted to, cross-validated or not
+  bool moe = false;           // the runs are of mixtures of experts (the record's "moe")
   int gpus_min = 0, gpus_max = 0;  // the GPU counts the runs span (count); 0: not recorded
   int hidden_min = 0, hidden_max = 0;  // the hidden sizes of their models; 0: not recorded
 };

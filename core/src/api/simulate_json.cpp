@@ -27,6 +27,7 @@ json accuracy_json(const ProfileAccuracy& a) {
             {"measured_runs", a.runs},
             {"held_out", a.held_out},
             {"never_fitted", a.never_fitted},
+            {"moe", a.moe},
             {"set", a.set}};
   if (!a.framework.empty()) j["framework"] = a.framework;
   if (a.gpus_max > 0) j["gpus"] = {a.gpus_min, a.gpus_max};

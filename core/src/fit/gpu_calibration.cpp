@@ -37,7 +37,12 @@ Outcome<GpuMeasurements> published_runs_of(const std::string& gpu) {
     }
     bool used = false;
     for (const MeasuredRun& r : parsed.value()) {
-      if (r.gpu != gpu || r.layer_time || r.held_out) continue;  // held-out runs only check the fit
+      if (r.gpu != gpu || r.layer_time) continue;
+      if (r.held_out) {  // held-out runs only check the fit
+        if (out.checks.empty() || out.checks.back().name != file.path) out.checks.push_back({file.path, {}});
+        out.checks.back().runs.push_back(r);
+        continue;
+      }
       const std::string name = std::string("published-") + (r.has_precision ? to_string(r.precision) : "fp16");
       auto it = set_of.find(name);
       if (it == set_of.end()) {
@@ -77,6 +82,41 @@ json set_entry(const SetError& e, const std::vector<MeasurementSet>& sets) {
           {"gpus", {gpus_lo, gpus_hi}},  {"hidden", {hidden_lo, hidden_hi}}};
 }
 
+// A check's record: what its runs are (their models and precisions, whether mixtures of experts),
+// how many, how far off, never fitted. "grok-1 bf16/fp8 MoE": the words of "18 published grok-1
+// bf16/fp8 MoE runs".
+json check_entry(const SetError& e, const MeasurementSet& s, const ValidationSetup& setup) {
+  std::vector<std::string> models, precisions;
+  const auto add = [](std::vector<std::string>& v, const std::string& x) {
+    if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+  };
+  bool moe = false;
+  int gpus_lo = 0, gpus_hi = 0, hidden_lo = 0, hidden_hi = 0;
+  for (const MeasuredRun& r : s.runs) {
+    add(models, r.model.empty() ? "GPT" : r.model);
+    add(precisions, r.has_precision ? to_string(r.precision) : "fp16");
+    moe = moe || config_for_run(r, setup).model.moe.experts > 0;
+    gpus_lo = gpus_lo == 0 ? r.num_gpus : std::min(gpus_lo, r.num_gpus);
+    gpus_hi = std::max(gpus_hi, r.num_gpus);
+    hidden_lo = hidden_lo == 0 ? r.hidden : std::min(hidden_lo, r.hidden);
+    hidden_hi = std::max(hidden_hi, r.hidden);
+  }
+  const auto join = [](const std::vector<std::string>& v, const char* sep) {
+    std::string out;
+    for (const std::string& x : v) out += (out.empty() ? "" : sep) + x;
+    return out;
+  };
+  return {{"set", "published"},
+          {"file", e.name},
+          {"framework", join(models, ", ") + " " + join(precisions, "/") + (moe ? " MoE" : "")},
+          {"moe", moe},
+          {"runs", e.runs},
+          {"mape_percent", e.mape_percent},
+          {"max_abs_error_percent", e.max_abs_error_percent},
+          {"gpus", {gpus_lo, gpus_hi}},
+          {"hidden", {hidden_lo, hidden_hi}}};
+}
+
 }  // namespace
 
 Outcome<GpuCalibrationReport> calibrate_gpu(const GpuCalibrationInputs& in) {
@@ -103,6 +143,9 @@ Outcome<GpuCalibrationReport> calibrate_gpu(const GpuCalibrationInputs& in) {
     report.cross_validation = cross_validate(in.start, report.parameters, sets, setup, in.folds, cv_options);
   }
   Profile p = report.fit.profile;
+  // The held-out runs, predicted by the fitted profile: checks that no fit saw.
+  const std::vector<MeasurementSet>& checks = measured.value().checks;
+  if (!checks.empty()) evaluate_profile(p, checks, setup, in.threads, &report.checks);
   json prov = in.start.provenance.is_object() ? in.start.provenance : json::object();
   json fitted = json::object();
   for (const FitParameter& f : report.parameters)
@@ -117,6 +160,12 @@ Outcome<GpuCalibrationReport> calibrate_gpu(const GpuCalibrationInputs& in) {
               {"fitted_parameters", fitted},
               {"evaluations", report.fit.evaluations},
               {"in_sample", in_sample}};
+  if (!report.checks.empty()) {
+    json published = json::array();
+    for (size_t i = 0; i < report.checks.size(); ++i)
+      published.push_back(check_entry(report.checks[i], checks[i], setup));
+    cal["published"] = published;
+  }
   if (report.cross_validated)
     cal["cross_validation"] = {{"folds", in.folds},
                                {"grouping", "whole model sizes (hidden size, layers) per fold"},

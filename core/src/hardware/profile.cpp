@@ -47,6 +47,7 @@ std::vector<ProfileAccuracy> recorded_accuracy(const json& prov) {
       a.held_out = held_out;
       a.never_fitted = never_fitted;
       if (e.contains("framework") && e["framework"].is_string()) a.framework = e["framework"].get<std::string>();
+      a.moe = e.contains("moe") && e["moe"].is_boolean() && e["moe"].get<bool>();
       range(e, "gpus", a.gpus_min, a.gpus_max);
       range(e, "hidden", a.hidden_min, a.hidden_max);
       if (a.runs <= 0 || !(a.mape_percent >= 0) || !std::isfinite(a.mape_percent)) continue;

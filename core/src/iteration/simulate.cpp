@@ -167,30 +167,35 @@ const std::vector<Kernel> kNone;
 
 // The recorded accuracy nearest a plan's scale: the calibration set of its kind (one node or
 // several) while the plan is no larger than that set's runs (GPUs and hidden size), the published
-// runs (Megatron-LM first) beyond them, and for a profile with no set of the plan's kind (one
-// checked on published runs alone, as the H100's), at every scale.
-void select_accuracy(const Profile& prof, int num_gpus, int gpus_per_node, int hidden, ProfileAccuracy& primary,
-                     std::vector<ProfileAccuracy>& also) {
+// runs beyond them, and for a profile with no set of the plan's kind (one checked on published
+// runs alone, as the H100's), at every scale. Of published runs, those of the plan's kind of model
+// (a mixture of experts or a dense one) first, then Megatron-LM's, then the record's order.
+void select_accuracy(const Profile& prof, int num_gpus, int gpus_per_node, int hidden, bool moe,
+                     ProfileAccuracy& primary, std::vector<ProfileAccuracy>& also) {
   const ProfileAccuracy* own = nullptr;
   const char* kind = num_gpus <= gpus_per_node ? "single-node" : "multi-node";
   for (const ProfileAccuracy& a : prof.accuracy)
     if (!own && a.set == kind) own = &a;
   const bool beyond = !own || (own->gpus_max > 0 && num_gpus > own->gpus_max) ||
                       (own->hidden_max > 0 && hidden > own->hidden_max);
-  // Megatron-LM's runs first: a plan's settings are Megatron-LM's.
+  // Runs of the plan's kind of model first; then Megatron-LM's: a plan's settings are Megatron-LM's.
   const ProfileAccuracy* published = nullptr;
   if (beyond) {
-    for (const char* framework : {"Megatron-LM", ""})
-      for (const ProfileAccuracy& a : prof.accuracy)
-        if (!published && a.set == "published" && (!*framework || a.framework == framework)) published = &a;
+    for (const bool same_kind : {true, false})
+      for (const char* framework : {"Megatron-LM", ""})
+        for (const ProfileAccuracy& a : prof.accuracy)
+          if (!published && a.set == "published" && (!same_kind || a.moe == moe) &&
+              (!*framework || a.framework == framework))
+            published = &a;
   }
   if (!published) {
     if (own) primary = *own;
     return;
   }
   primary = *published;
-  for (const ProfileAccuracy& a : prof.accuracy)
-    if (a.set == "published" && &a != published) also.push_back(a);
+  for (const bool same_kind : {true, false})
+    for (const ProfileAccuracy& a : prof.accuracy)
+      if (a.set == "published" && &a != published && (a.moe == moe) == same_kind) also.push_back(a);
 }
 
 OperatorKind operator_kind(KernelKind k) {
@@ -1052,7 +1057,8 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   }
 
   // What the profile's calibration says about runs like this one.
-  select_accuracy(*prof, cl.num_gpus, cl.gpus_per_node, x.m.hidden, r.accuracy, r.accuracy_also);
+  select_accuracy(*prof, cl.num_gpus, cl.gpus_per_node, x.m.hidden, x.m.moe.experts > 0, r.accuracy,
+                  r.accuracy_also);
   r.profile_kind = prof->kind == "projected"   ? "projected"
                    : prof->kind == "measured"  ? "measured"
                    : prof->kind == "synthetic" ? "synthetic"
