@@ -128,6 +128,8 @@ test("the H100 records its error on the held-out Llama 3 405B and Grok-1 runs as
   assert.equal(moe.accuracy.measured_runs, 18);
   assert.match(accuracyNote(moe), /^The calibration runs are of dense models; these are mixtures of experts, as this plan is\. On 18 published grok-1 bf16\/fp8 MoE runs/);
   assert.doesNotMatch(accuracyNote(moe), /larger than the calibration runs/);
+  // Beside it, the calibration's runs say they were held out of a fit, Llama 3's that no fit saw them.
+  assert.match(accuracyNote(moe), /On 18 published NeMo\/Megatron-Core fp8 runs \([^)]*\), each predicted by a fit that had not seen it, by 9\.\d %\. On 5 published llama3\.1-405b fp8\/bf16 runs \([^)]*\), which no fit saw, by 11\.\d %\.$/);
   const text = run('simulate', 'grok-1-h100').out;
   assert.match(text, /mean error 10\.\d% on 18 published grok-1 bf16\/fp8 MoE runs, 8-2048 GPUs, hidden 6144, never fitted;\n\s+9\.\d% on 18 published NeMo\/Megatron-Core fp8 runs, 8-1024 GPUs, hidden 4096-12288, held out of the fit;/);
   const dense = JSON.parse(run('simulate', 'llama3-405b-h100', '--json').out);

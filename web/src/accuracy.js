@@ -29,8 +29,11 @@ export function accuracyNote(r) {
   const acc = r.accuracy;
   if (!acc) return '';
   if (acc.set === 'published') {
+    // Where the records differ in whether a fit saw their runs, each says which it is.
+    const seen = (a) => (a.never_fitted ? 'which no fit saw' : a.held_out ? 'each predicted by a fit that had not seen it' : 'which it was fitted to');
+    const mixed = (r.accuracy_also || []).some((a) => seen(a) !== seen(acc));
     const also = (r.accuracy_also || [])
-      .map((a) => ` On ${a.measured_runs} published ${a.framework} runs${span(a)}${a.never_fitted && !acc.never_fitted ? ', which no fit saw' : ''}, by ${off(a)}.`)
+      .map((a) => ` On ${a.measured_runs} published ${a.framework} runs${span(a)}${mixed ? `, ${seen(a)}` : ''}, by ${off(a)}.`)
       .join('');
     // Published runs kept as checks (never_fitted) stand beside a calibration the plan outgrew or
     // whose runs are of another kind of model (dense, where the plan is a mixture of experts), or,
