@@ -187,7 +187,7 @@ const char* kUsage =
     "                         fit the A100 profiles to the measurements in --shared (../shared) and write\n"
     "                         them to --out-dir (profiles), both relative to where it runs; with --gpu NAME\n"
     "                         (not an A100): fit that GPU's profile (or --profile FILE) to its published\n"
-    "                         runs in profiles/published\n"
+    "                         runs in profiles/published, and predict those marked held out as checks\n"
     "  calibrate --from-profile MEASUREMENTS.json --base PROFILE [--name NAME] [--out FILE]\n"
     "                         a profile from vtrain-profile's measurements of a GPU (docs/profiler.md)\n"
     "  profile-shapes [CONFIG...] [--synthesize PROFILE [--noise X] [--seed N] [--gpus 2,4,8]]\n"

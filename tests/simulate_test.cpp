@@ -293,7 +293,7 @@ TEST_CASE("simulate: a profile checked on published runs alone reports them on o
   }
 }
 
-TEST_CASE("simulate: a mixture of experts reports the published runs of mixtures of experts first") {
+TEST_CASE("simulate: a plan's accuracy is that of the recorded runs of its kind of model, then of its scale") {
   // The H100 records its cross-validated calibration (dense FP8 runs) and two checks no fit saw:
   // Grok-1's MoE runs and Llama 3 405B's dense ones. A dense plan gets the calibration's error, then
   // the dense check; a MoE plan Grok-1's, then the dense records in the profile's order.
@@ -326,6 +326,24 @@ TEST_CASE("simulate: a mixture of experts reports the published runs of mixtures
   CHECK(moe.accuracy_also[0].mape_percent == h100->accuracy[0].mape_percent);
   CHECK_FALSE(moe.accuracy_also[1].moe);
   CHECK(to_json(moe)["accuracy"]["moe"] == true);
+
+  // A dense plan as wide as Llama 3 405B on 2048 GPUs is beyond the calibration's hidden sizes
+  // (4096 to 12288) and within the Llama 3 405B runs' (1024 to 16384 GPUs, hidden 16384): theirs first.
+  json wide = test::small_config();
+  wide["cluster"]["gpu"] = "h100-sxm5-80gb";
+  wide["model"]["hidden"] = 16384;
+  wide["model"]["heads"] = 128;
+  test::set_parallelism(wide, 2, 2, 512);
+  wide["plan"]["global_batch"] = 2048;
+  const SimResult big = test::simulate_ok(test::parse_ok(wide));
+  CHECK(big.accuracy.framework.find("llama3.1-405b") != std::string::npos);
+  CHECK(big.accuracy.never_fitted);
+  REQUIRE(big.accuracy_also.size() == 2);
+  CHECK(big.accuracy_also[0].mape_percent == h100->accuracy[0].mape_percent);
+  // As wide on 64 GPUs: no record spans it, and the calibration's comes first as recorded.
+  test::set_parallelism(wide, 2, 2, 16);
+  wide["plan"]["global_batch"] = 64;
+  CHECK(test::simulate_ok(test::parse_ok(wide)).accuracy.mape_percent == h100->accuracy[0].mape_percent);
 
   // The A100 records no MoE runs: a MoE plan beyond its calibration still gets Megatron-LM's.
   json a = test::small_config();

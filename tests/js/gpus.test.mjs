@@ -132,10 +132,14 @@ test("the H100 records its error on the held-out Llama 3 405B and Grok-1 runs as
   assert.match(accuracyNote(moe), /On 18 published NeMo\/Megatron-Core fp8 runs \([^)]*\), each predicted by a fit that had not seen it, by 9\.\d %\. On 5 published llama3\.1-405b fp8\/bf16 runs \([^)]*\), which no fit saw, by 11\.\d %\.$/);
   const text = run('simulate', 'grok-1-h100').out;
   assert.match(text, /mean error 10\.\d% on 18 published grok-1 bf16\/fp8 MoE runs, 8-2048 GPUs, hidden 6144, never fitted;\n\s+9\.\d% on 18 published NeMo\/Megatron-Core fp8 runs, 8-1024 GPUs, hidden 4096-12288, held out of the fit;/);
-  const dense = JSON.parse(run('simulate', 'llama3-405b-h100', '--json').out);
+  const dense = JSON.parse(run('simulate', 'llama3-70b-h100', '--json').out);
   assert.equal(dense.accuracy.moe, false);
   assert.deepEqual(dense.accuracy_also.map((a) => [a.measured_runs, a.moe]), [[5, false], [18, true]]);
   assert.match(accuracyNote(dense), /On 5 published llama3\.1-405b fp8\/bf16 runs \(1,024 to 16,384 GPUs, hidden 16,384\), which no fit saw, by 11\.\d %/);
+  // Llama 3.1 405B (hidden 16384) is wider than any calibration run: the Llama 3 405B runs first.
+  const wide = JSON.parse(run('simulate', 'llama3-405b-h100', '--json').out);
+  assert.deepEqual([wide.accuracy.measured_runs, wide.accuracy.never_fitted], [5, true]);
+  assert.match(accuracyNote(wide), /^This plan is larger than the calibration runs\. On 5 published llama3\.1-405b/);
 });
 
 test('the H200 and the B200 are projected from the calibrated H100: its fitted fractions and host costs', () => {

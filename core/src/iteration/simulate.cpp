@@ -168,26 +168,29 @@ const std::vector<Kernel> kNone;
 // The recorded accuracy nearest a plan's scale: the calibration set of its kind (one node or
 // several) while the plan is no larger than that set's runs (GPUs and hidden size), the published
 // runs beyond them, and for a profile with no set of the plan's kind (one checked on published
-// runs alone, as the H100's), at every scale. Of published runs, those of the plan's kind of model
-// (a mixture of experts or a dense one) first, then Megatron-LM's, then the record's order.
+// runs alone, as the H100's), at every scale. Of published runs: those of the plan's kind of model
+// (a mixture of experts or a dense one) first, then Megatron-LM's (a plan's settings are
+// Megatron-LM's), then those whose GPU counts and hidden sizes span the plan's, then the record's
+// order.
 void select_accuracy(const Profile& prof, int num_gpus, int gpus_per_node, int hidden, bool moe,
                      ProfileAccuracy& primary, std::vector<ProfileAccuracy>& also) {
   const ProfileAccuracy* own = nullptr;
   const char* kind = num_gpus <= gpus_per_node ? "single-node" : "multi-node";
   for (const ProfileAccuracy& a : prof.accuracy)
     if (!own && a.set == kind) own = &a;
+  const auto spans = [&](const ProfileAccuracy& a) {
+    return (a.gpus_max == 0 || (num_gpus >= a.gpus_min && num_gpus <= a.gpus_max)) &&
+           (a.hidden_max == 0 || (hidden >= a.hidden_min && hidden <= a.hidden_max));
+  };
   const bool beyond = !own || (own->gpus_max > 0 && num_gpus > own->gpus_max) ||
                       (own->hidden_max > 0 && hidden > own->hidden_max);
-  // Runs of the plan's kind of model first; then Megatron-LM's: a plan's settings are Megatron-LM's.
+  const auto rank = [&](const ProfileAccuracy& a) {
+    return (a.moe != moe ? 4 : 0) + (a.framework != "Megatron-LM" ? 2 : 0) + (spans(a) ? 0 : 1);
+  };
   const ProfileAccuracy* published = nullptr;
-  if (beyond) {
-    for (const bool same_kind : {true, false})
-      for (const char* framework : {"Megatron-LM", ""})
-        for (const ProfileAccuracy& a : prof.accuracy)
-          if (!published && a.set == "published" && (!same_kind || a.moe == moe) &&
-              (!*framework || a.framework == framework))
-            published = &a;
-  }
+  if (beyond)
+    for (const ProfileAccuracy& a : prof.accuracy)
+      if (a.set == "published" && (!published || rank(a) < rank(*published))) published = &a;
   if (!published) {
     if (own) primary = *own;
     return;
