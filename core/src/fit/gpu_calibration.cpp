@@ -63,23 +63,28 @@ Outcome<GpuMeasurements> published_runs_of(const std::string& gpu) {
 
 namespace {
 
-json set_entry(const SetError& e, const std::vector<MeasurementSet>& sets) {
+// The GPU counts and hidden sizes a set's runs span: {least, most} each, as a record's "gpus" and "hidden".
+struct RunSpan {
   int gpus_lo = 0, gpus_hi = 0, hidden_lo = 0, hidden_hi = 0;
-  for (const auto& s : sets) {
-    if (s.name != e.name) continue;
-    for (const MeasuredRun& r : s.runs) {
-      gpus_lo = gpus_lo == 0 ? r.num_gpus : std::min(gpus_lo, r.num_gpus);
-      gpus_hi = std::max(gpus_hi, r.num_gpus);
-      hidden_lo = hidden_lo == 0 ? r.hidden : std::min(hidden_lo, r.hidden);
-      hidden_hi = std::max(hidden_hi, r.hidden);
-    }
+  void add(const MeasuredRun& r) {
+    gpus_lo = gpus_lo == 0 ? r.num_gpus : std::min(gpus_lo, r.num_gpus);
+    gpus_hi = std::max(gpus_hi, r.num_gpus);
+    hidden_lo = hidden_lo == 0 ? r.hidden : std::min(hidden_lo, r.hidden);
+    hidden_hi = std::max(hidden_hi, r.hidden);
   }
+};
+
+json set_entry(const SetError& e, const std::vector<MeasurementSet>& sets) {
+  RunSpan span;
+  for (const auto& s : sets)
+    if (s.name == e.name)
+      for (const MeasuredRun& r : s.runs) span.add(r);
   // "published-fp8" -> framework "NeMo/Megatron-Core fp8": the summary reads "10 published NeMo/Megatron-Core fp8 runs"
   const std::string precision = e.name.rfind("published-", 0) == 0 ? e.name.substr(10) : e.name;
   return {{"set", "published"},          {"framework", "NeMo/Megatron-Core " + precision},
           {"runs", e.runs},              {"mape_percent", e.mape_percent},
           {"max_abs_error_percent", e.max_abs_error_percent},
-          {"gpus", {gpus_lo, gpus_hi}},  {"hidden", {hidden_lo, hidden_hi}}};
+          {"gpus", {span.gpus_lo, span.gpus_hi}},  {"hidden", {span.hidden_lo, span.hidden_hi}}};
 }
 
 // A check's record: what its runs are (their models and precisions, whether mixtures of experts),
@@ -91,15 +96,12 @@ json check_entry(const SetError& e, const MeasurementSet& s, const ValidationSet
     if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
   };
   bool moe = false;
-  int gpus_lo = 0, gpus_hi = 0, hidden_lo = 0, hidden_hi = 0;
+  RunSpan span;
   for (const MeasuredRun& r : s.runs) {
     add(models, r.model.empty() ? "GPT" : r.model);
     add(precisions, r.has_precision ? to_string(r.precision) : "fp16");
     moe = moe || config_for_run(r, setup).model.moe.experts > 0;
-    gpus_lo = gpus_lo == 0 ? r.num_gpus : std::min(gpus_lo, r.num_gpus);
-    gpus_hi = std::max(gpus_hi, r.num_gpus);
-    hidden_lo = hidden_lo == 0 ? r.hidden : std::min(hidden_lo, r.hidden);
-    hidden_hi = std::max(hidden_hi, r.hidden);
+    span.add(r);
   }
   const auto join = [](const std::vector<std::string>& v, const char* sep) {
     std::string out;
@@ -113,8 +115,8 @@ json check_entry(const SetError& e, const MeasurementSet& s, const ValidationSet
           {"runs", e.runs},
           {"mape_percent", e.mape_percent},
           {"max_abs_error_percent", e.max_abs_error_percent},
-          {"gpus", {gpus_lo, gpus_hi}},
-          {"hidden", {hidden_lo, hidden_hi}}};
+          {"gpus", {span.gpus_lo, span.gpus_hi}},
+          {"hidden", {span.hidden_lo, span.hidden_hi}}};
 }
 
 }  // namespace
