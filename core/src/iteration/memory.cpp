@@ -239,14 +239,22 @@ std::vector<MemoryBreakdown> stage_memory(const ModelConfig& m, const PlanConfig
       // each rank holds one slice of it. Gathered at once: the unit running and the one prefetched
       // (their 16-bit weights, and one unit's full gradients before its reduce-scatter), and the
       // edge unit (embedding, head), which FSDP keeps gathered from its forward to its backward.
+      // A MoE layer's dense part is sharded as a dense layer is, its routed experts over the expert
+      // data-parallel group (resident, never gathered, where that group is one GPU).
       const double layer = layer_parameters(m, p);
       const double edge = stage_edge_parameters(m, p, s);
-      const double layers = static_cast<double>(stage_layers(m, p, s));
-      const double slice = layers * std::ceil(layer / shard) + std::ceil(edge / shard);
+      const double moe_layers = moe_model ? stage_moe_layers(m, p, s) : 0.0;
+      const double dense_layers = static_cast<double>(stage_layers(m, p, s)) - moe_layers;
+      const MoeLayerParameters moe = moe_layer_parameters(m, p);
+      const double moe_gathered = moe.dense + (edp > 1 ? moe.experts : 0.0);
+      const double slice = dense_layers * std::ceil(layer / shard) +
+                           moe_layers * (std::ceil(moe.dense / shard) + moe.experts / edp) + std::ceil(edge / shard);
+      const double unit = std::max(dense_layers > 0 ? layer : 0.0, moe_layers > 0 ? moe_gathered : 0.0);
       const double units = p.shard_prefetch ? 2.0 : 1.0;
-      const double gathered = p.reshard_after_forward ? units * layer + edge : layers * layer + edge;
+      const double gathered =
+          p.reshard_after_forward ? units * unit + edge : dense_layers * layer + moe_layers * moe_gathered + edge;
       mb.weights = (slice + gathered) * E / GiB;
-      mb.gradients = (slice + layer) * grad_bytes / GiB;
+      mb.gradients = (slice + unit) * grad_bytes / GiB;
       mb.optimizer_states = slice * 12.0 / GiB;
     }
     if (p.optimizer_offload) {

@@ -1,5 +1,6 @@
 #include "iteration/sharding.hpp"
 
+#include "iteration/memory.hpp"
 #include "vtrain/model.hpp"
 
 namespace vtrain::detail {
@@ -12,6 +13,16 @@ bool shards_parameters(const PlanConfig& p) { return p.zero_stage >= 3 && shard_
 
 double layer_parameters(const ModelConfig& m, const PlanConfig& p) {
   return count_parameters(m).per_layer / p.tp;
+}
+
+MoeLayerParameters moe_layer_parameters(const ModelConfig& m, const PlanConfig& p) {
+  MoeLayerParameters out;
+  if (!is_moe(m)) return out;
+  const ParameterCounts c = count_parameters(m);
+  const double others = c.per_moe_layer - c.router - m.moe.experts * c.expert;
+  out.dense = others / p.tp + c.router;
+  out.experts = static_cast<double>(m.moe.experts) / p.ep * c.expert / expert_tp(p);
+  return out;
 }
 
 double stage_edge_parameters(const ModelConfig& m, const PlanConfig& p, int stage) {
@@ -27,7 +38,7 @@ double stage_edge_parameters(const ModelConfig& m, const PlanConfig& p, int stag
 }
 
 ShardComm shard_comm(const ModelConfig& m, const PlanConfig& p, const Profile& prof, const Fabric& fabric,
-                     long long ranks, int gpus_per_node) {
+                     long long ranks, int gpus_per_node, const GroupShape& expert_dp_group) {
   ShardComm sc;
   if (!shards_parameters(p)) return sc;
   sc.on = true;
@@ -58,6 +69,22 @@ ShardComm shard_comm(const ModelConfig& m, const PlanConfig& p, const Profile& p
   sc.backward_gather_s = p.reshard_after_forward ? sc.gather_s : 0.0;
   sc.recompute_gather_s = p.recompute_gather && p.reshard_after_forward && p.recompute != Recompute::none ? sc.gather_s : 0.0;
   sc.reduce_s = reduce(layer);
+  if (is_moe(m)) {
+    // FSDP with expert parallelism (torchtitan, NeMo AutoModel): a MoE layer's routed experts are
+    // sharded over the ranks that hold the same experts, the expert data-parallel group; where that
+    // group is one GPU they stay whole and are neither gathered nor reduced.
+    const MoeLayerParameters moe = moe_layer_parameters(m, p);
+    const bool experts_sharded = expert_dp(m, p) > 1;
+    const double expert_gather =
+        experts_sharded ? collective_s(prof, fabric, expert_dp_group, CollectiveKind::all_gather, moe.experts * kHalfBytes) : 0.0;
+    sc.moe_gather_s = gather(moe.dense) + expert_gather;
+    sc.moe_backward_gather_s = p.reshard_after_forward ? sc.moe_gather_s : 0.0;
+    sc.moe_recompute_gather_s = sc.recompute_gather_s > 0 ? sc.moe_gather_s : 0.0;
+    sc.moe_reduce_s =
+        reduce(moe.dense) +
+        (experts_sharded ? collective_s(prof, fabric, expert_dp_group, CollectiveKind::reduce_scatter, moe.experts * grad_bytes)
+                         : 0.0);
+  }
   // NCCL runs a ring collective on a thread block per channel, each on an SM of its own
   // (Profile::collective_sms): the compute beside it has the rest.
   if (shard_group.size > 1 && prof.sm_count > 0) sc.sm_share = std::min(1.0, prof.collective_sms / prof.sm_count);

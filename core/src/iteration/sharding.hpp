@@ -1,7 +1,8 @@
 #pragma once
 // Sharded data parallelism (ZeRO-3, PyTorch FSDP FULL_SHARD / SHARD_GRAD_OP / HYBRID_SHARD): the
 // collectives of each unit (one transformer layer; the embedding and output head as one more) as
-// they run on a communication stream beside the compute stream. docs/sharded-data-parallel.md.
+// they run on a communication stream beside the compute stream. docs/sharded-data-parallel.md;
+// a mixture of experts' layers, with expert parallelism, in docs/moe.md.
 
 #include <algorithm>
 #include <type_traits>
@@ -20,6 +21,16 @@ int shard_size(const PlanConfig& p);
 // Whether the plan shards the parameters (ZeRO-3 / FSDP) over more than one rank.
 bool shards_parameters(const PlanConfig& p);
 
+// One MoE layer's parameters on one GPU (count): what is sharded over the shard group (attention,
+// norms, router and shared experts, split over tp but for the router) and its routed experts
+// (experts / ep of them, each split over the expert tensor-parallel degree), which FSDP with expert
+// parallelism shards over the expert data-parallel group instead.
+struct MoeLayerParameters {
+  double dense = 0;
+  double experts = 0;
+};
+MoeLayerParameters moe_layer_parameters(const ModelConfig& m, const PlanConfig& p);
+
 // One micro-batch's communication of one unit on one GPU (seconds).
 struct ShardComm {
   bool on = false;             // the parameters are sharded: every layer is gathered before it runs
@@ -28,14 +39,27 @@ struct ShardComm {
   double backward_gather_s = 0;  // the gather before the layer's backward (0: kept from the forward)
   double recompute_gather_s = 0; // one more before its recomputation (DeepSpeed ZeRO-3)
   double reduce_s = 0;         // its gradients' reduce-scatter (and HSDP's all-reduce of the shard)
+  // The same of a MoE layer: its dense part over the shard group, then its routed experts over the
+  // expert data-parallel group (nothing where that group is one GPU: its experts are its own).
+  double moe_gather_s = 0, moe_backward_gather_s = 0, moe_recompute_gather_s = 0, moe_reduce_s = 0;
   double edge_gather_s[2][2] = {};  // [first][last]: the embedding and head unit, gathered at the
   double edge_reduce_s[2][2] = {};  // forward's start and reduced at the backward's end
   double sm_share = 0;         // share of the GPU's SMs the collectives' kernels hold while they run
   bool device_sync = false;    // each unit's compute waits for every collective in flight (plan.shard_device_sync)
 };
 
+// `expert_dp_group`: where the expert data-parallel group lies (a mixture of experts; else unused).
 ShardComm shard_comm(const ModelConfig& m, const PlanConfig& p, const Profile& prof, const Fabric& fabric,
-                     long long ranks, int gpus_per_node);
+                     long long ranks, int gpus_per_node, const GroupShape& expert_dp_group);
+
+// The unit times of a MoE layer in place of a dense one's, for the schedule of the MoE layers.
+inline ShardComm moe_layer_comm(ShardComm sc) {
+  sc.gather_s = sc.moe_gather_s;
+  sc.backward_gather_s = sc.moe_backward_gather_s;
+  sc.recompute_gather_s = sc.moe_recompute_gather_s;
+  sc.reduce_s = sc.moe_reduce_s;
+  return sc;
+}
 
 // Parameters per GPU of stage s outside its transformer layers (the embedding, head and final norm).
 double stage_edge_parameters(const ModelConfig& m, const PlanConfig& p, int stage);

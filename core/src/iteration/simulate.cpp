@@ -262,12 +262,15 @@ std::vector<OperatorTime> operator_times(const LayerKernels& lk, bool dense_laye
 
 // Sharded parameters' collectives of one layer (ZeRO-3 / FSDP), on the communication stream beside
 // the compute: the all-gathers before the forward, the recomputation and the backward, and the
-// gradients' reduce-scatter, inserted after the layer's compute operators.
-void add_shard_operators(std::vector<OperatorTime>& out, const ShardComm& sc, double layer_params, const PlanConfig& p) {
-  const auto last_layer = std::find_if(out.rbegin(), out.rend(), [](const OperatorTime& o) { return o.block == "layer"; });
-  auto at = last_layer == out.rend() ? out.end() : last_layer.base();
+// gradients' reduce-scatter, inserted after the compute operators of the layer's block ("layer",
+// or "moe layer" with the unit times of moe_layer_comm).
+void add_shard_operators(std::vector<OperatorTime>& out, const char* block, const ShardComm& sc, double layer_params,
+                         const PlanConfig& p) {
+  const auto last_layer = std::find_if(out.rbegin(), out.rend(), [&](const OperatorTime& o) { return o.block == block; });
+  if (last_layer == out.rend()) return;  // no layer of this kind
+  auto at = last_layer.base();
   OperatorTime g;
-  g.block = "layer";
+  g.block = block;
   g.name = "sharded parameter all-gather";
   g.kind = OperatorKind::collective;
   g.forward_s = sc.gather_s;
@@ -277,7 +280,7 @@ void add_shard_operators(std::vector<OperatorTime>& out, const ShardComm& sc, do
   g.kernels = gathers;
   g.comm_bytes = gathers * layer_params * kHalfBytes;
   OperatorTime rs;
-  rs.block = "layer";
+  rs.block = block;
   rs.name = "sharded gradient reduce-scatter";
   rs.kind = OperatorKind::collective;
   rs.backward_s = sc.reduce_s;
@@ -306,7 +309,10 @@ BlockProfile forward_block(const LayerKernels& lk, int layers, bool first, bool 
     issue_sharded_layers(st, lk.layer_fwd, kNone, layers, issue_s, static_cast<double>(lk.layer_fwd.size()), sc, false);
   else
     issue_layers(st, lk.layer_fwd, kNone, layers, issue_s, static_cast<double>(lk.layer_fwd.size()));
-  if (moe_layers > 0)
+  if (moe_layers > 0 && sc.on)
+    issue_sharded_layers(st, lk.moe_fwd, kNone, moe_layers, issue_s, static_cast<double>(lk.moe_fwd.size()),
+                         moe_layer_comm(sc), false);
+  else if (moe_layers > 0)
     issue_layers(st, lk.moe_fwd, kNone, moe_layers, issue_s, static_cast<double>(lk.moe_fwd.size()));
   if (last) issue(st, lk.head_fwd, issue_s.forward_s, issue_s);
   BlockProfile b = finish(st);
@@ -323,7 +329,10 @@ BlockProfile backward_block(const LayerKernels& lk, int layers, bool first, bool
   if (last) issue(st, lk.head_bwd, issue_s.backward_s, issue_s);
   // The first layer's gather is issued when the head's kernels are (prefetched beside them).
   const double comm_from = std::max({st.host, st.gpu, st.comm});
-  if (moe_layers > 0)
+  if (moe_layers > 0 && sc.on)
+    issue_sharded_layers(st, lk.moe_recompute, lk.moe_bwd, moe_layers, issue_s, static_cast<double>(lk.moe_fwd.size()),
+                         moe_layer_comm(sc), true);
+  else if (moe_layers > 0)
     issue_layers(st, lk.moe_recompute, lk.moe_bwd, moe_layers, issue_s, static_cast<double>(lk.moe_fwd.size()));
   if (sc.on)
     issue_sharded_layers(st, lk.layer_recompute, lk.layer_bwd, layers, issue_s,
@@ -673,7 +682,8 @@ StageTails after_pipeline(const Setting& x, const PipelineOutcome& po, const std
     const StageOutcome& st = po.stages[s];
     const double bytes = (local_params[s] - experts[s]) * grad_bytes;
     const double expert_bytes = experts[s] * grad_bytes;
-    const double expert_s = collective_s(prof, x.fabric, edp_group, expert_kind, expert_bytes);
+    // (Sharded parameters reduce the experts' gradients layer by layer too, in the backward.)
+    const double expert_s = sharded ? 0.0 : collective_s(prof, x.fabric, edp_group, expert_kind, expert_bytes);
     details.expert_reduce_s = std::max(details.expert_reduce_s, expert_s);
     const double full_s = (sharded ? 0.0 : collective_s(prof, x.fabric, dp_group, reduce_kind, bytes)) + expert_s;
     details.dp_reduce_s = std::max(details.dp_reduce_s, full_s);
@@ -749,7 +759,7 @@ StageTails after_pipeline(const Setting& x, const PipelineOutcome& po, const std
     t.gather_s[s] = zero >= 1 && !sharded ? collective_s(prof, x.fabric, dp_group, CollectiveKind::all_gather,
                                                                  (local_params[s] - experts[s]) * kHalfBytes)
                                                   : 0.0;
-    if (expert_zero >= 1 && experts[s] > 0)
+    if (expert_zero >= 1 && experts[s] > 0 && !sharded)
       t.gather_s[s] += collective_s(prof, x.fabric, edp_group, CollectiveKind::all_gather, experts[s] * kHalfBytes);
     details.optimizer_step_s = std::max(details.optimizer_step_s, t.opt_s[s]);
   }
@@ -980,7 +990,8 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
                   // A blocking launch returns only when its kernel has finished: nothing runs beside anything else.
                   p.dp_overlap && !p.launch_blocking,
                   p.p2p_overlap && !p.launch_blocking,
-                  shard_comm(config.model, p, *prof, make_fabric(*prof, cl), ranks, cl.gpus_per_node)};
+                  shard_comm(config.model, p, *prof, make_fabric(*prof, cl), ranks, cl.gpus_per_node,
+                             expert_dp_group(config.model, p, ranks, cl.gpus_per_node))};
   r.micro_batches = x.M;
 
   // Kernels of one micro-batch, timed once: every layer of the plan has the same shapes.
@@ -1006,7 +1017,15 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
   note_settings(x.m, p, r);
   if (config.output.operators) {
     r.operators = operator_times(lk, moe_layers_in(config.model, 0, config.model.layers) < config.model.layers);
-    if (x.shard.on) add_shard_operators(r.operators, x.shard, layer_parameters(x.m, p), p);
+    if (x.shard.on) {
+      add_shard_operators(r.operators, "layer", x.shard, layer_parameters(x.m, p), p);
+      if (is_moe(x.m)) {
+        // What a MoE layer gathers and reduces: its dense part, and its experts where they are sharded.
+        const MoeLayerParameters moe = moe_layer_parameters(x.m, p);
+        add_shard_operators(r.operators, "moe layer", moe_layer_comm(x.shard),
+                            moe.dense + (expert_dp(x.m, p) > 1 ? moe.experts : 0.0), p);
+      }
+    }
   }
   if (x.groups.tp.nodes > 1)
     r.warnings.push_back({WarningCode::tp_across_nodes, "/plan/tp",

@@ -114,10 +114,10 @@ static void check_expert_plan(const ModelConfig& m, const PlanConfig& p, Diagnos
     add("divisibility", "/plan/tp",
         "must divide the shared experts' width (/model/moe/shared_experts x their width: " +
             detail::describe_number(shared_expert_width(m)) + "): they are split as the dense layers' MLP is");
-  if (p.zero_stage == 3)
-    add("range", "/plan/zero_stage",
-        "must be at most 2 with a mixture of experts: sharded parameters (3) are not modelled for expert layers; "
-        "Megatron-Core trains them with its distributed optimizer (1)");
+  if (p.zero_stage == 3 && p.shard_group > 1 && p.shard_group < p.dp)
+    add("range", "/plan/shard_group",
+        "hybrid sharding (a group smaller than /plan/dp, " + std::to_string(p.dp) +
+            ") is not modelled for a mixture of experts with /plan/zero_stage 3: leave it 0 to shard over all of dp");
 }
 
 Diagnostics check_sim_config(const SimConfig& c) {
