@@ -294,15 +294,16 @@ TEST_CASE("simulate: a profile checked on published runs alone reports them on o
 }
 
 TEST_CASE("simulate: a plan's accuracy is that of the recorded runs of its kind of model, then of its scale") {
-  // The H100 records its cross-validated calibration (dense FP8 runs) and two checks no fit saw:
-  // Grok-1's MoE runs and Llama 3 405B's dense ones. A dense plan gets the calibration's error, then
-  // the dense check; a MoE plan Grok-1's, then the dense records in the profile's order.
+  // The H100 records its cross-validated calibration (dense FP8 runs) and three checks no fit saw:
+  // Grok-1's MoE runs, Llama 3 405B's dense ones and Qwen3-235B's MoE ones. A dense plan gets the
+  // calibration's error, then the dense check, then the MoE ones; a MoE plan Grok-1's (it spans the
+  // plan's GPUs, which Qwen3-235B's 256 do not), then Qwen3-235B's, then the dense records in order.
   const Profile* h100 = bundled_profiles().find("h100-sxm5-80gb");
   REQUIRE(h100 != nullptr);
   int moe_records = 0;
   for (const ProfileAccuracy& a : h100->accuracy) moe_records += a.moe ? 1 : 0;
-  REQUIRE(moe_records == 1);
-  REQUIRE(h100->accuracy.size() == 3);
+  REQUIRE(moe_records == 2);
+  REQUIRE(h100->accuracy.size() == 4);
   REQUIRE_FALSE(h100->accuracy[0].moe);
 
   json j = test::small_config();
@@ -311,10 +312,11 @@ TEST_CASE("simulate: a plan's accuracy is that of the recorded runs of its kind 
   CHECK_FALSE(dense.accuracy.moe);
   CHECK_FALSE(dense.accuracy.never_fitted);
   CHECK(dense.accuracy.mape_percent == h100->accuracy[0].mape_percent);
-  REQUIRE(dense.accuracy_also.size() == 2);
+  REQUIRE(dense.accuracy_also.size() == 3);
   CHECK_FALSE(dense.accuracy_also[0].moe);
   CHECK(dense.accuracy_also[0].never_fitted);
   CHECK(dense.accuracy_also[1].moe);
+  CHECK(dense.accuracy_also[2].moe);
 
   j["model"]["moe"] = {{"experts", 8}, {"experts_per_token", 2}, {"expert_ffn_hidden", 2048}};
   j["plan"]["ep"] = 2;
@@ -322,9 +324,11 @@ TEST_CASE("simulate: a plan's accuracy is that of the recorded runs of its kind 
   CHECK(moe.accuracy.moe);
   CHECK(moe.accuracy.never_fitted);
   CHECK(moe.accuracy.framework.find("grok-1") != std::string::npos);
-  REQUIRE(moe.accuracy_also.size() == 2);
-  CHECK(moe.accuracy_also[0].mape_percent == h100->accuracy[0].mape_percent);
-  CHECK_FALSE(moe.accuracy_also[1].moe);
+  REQUIRE(moe.accuracy_also.size() == 3);
+  CHECK(moe.accuracy_also[0].moe);
+  CHECK(moe.accuracy_also[0].framework.find("qwen3-235b") != std::string::npos);
+  CHECK(moe.accuracy_also[1].mape_percent == h100->accuracy[0].mape_percent);
+  CHECK_FALSE(moe.accuracy_also[2].moe);
   CHECK(to_json(moe)["accuracy"]["moe"] == true);
 
   // A dense plan as wide as Llama 3 405B on 2048 GPUs is beyond the calibration's hidden sizes
@@ -338,7 +342,7 @@ TEST_CASE("simulate: a plan's accuracy is that of the recorded runs of its kind 
   const SimResult big = test::simulate_ok(test::parse_ok(wide));
   CHECK(big.accuracy.framework.find("llama3.1-405b") != std::string::npos);
   CHECK(big.accuracy.never_fitted);
-  REQUIRE(big.accuracy_also.size() == 2);
+  REQUIRE(big.accuracy_also.size() == 3);
   CHECK(big.accuracy_also[0].mape_percent == h100->accuracy[0].mape_percent);
   // As wide on 64 GPUs: no record spans it, and the calibration's comes first as recorded.
   test::set_parallelism(wide, 2, 2, 16);

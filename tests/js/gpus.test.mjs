@@ -116,7 +116,8 @@ test("the H100 records its error on the held-out Llama 3 405B and Grok-1 runs as
   const profile = JSON.parse(readFileSync(path.join(root, 'profiles/h100-sxm5-80gb.json'), 'utf8'));
   const checks = profile.provenance.calibration.published;
   assert.deepEqual(checks.map((c) => [c.file, c.runs, c.moe]),
-                   [['profiles/published/grok-h100.csv', 18, true], ['profiles/published/llama3-405b-h100.csv', 5, false]]);
+                   [['profiles/published/grok-h100.csv', 18, true], ['profiles/published/llama3-405b-h100.csv', 5, false],
+                    ['profiles/published/megatron-moe-h100.csv', 4, true]]);
   for (const c of checks) {
     const v = JSON.parse(run('validate', c.file, '--json').out);
     assert.ok(Math.abs(c.mape_percent - v.mape_percent) < 1e-6, `${c.file}: ${c.mape_percent} vs ${v.mape_percent}`);
@@ -128,13 +129,17 @@ test("the H100 records its error on the held-out Llama 3 405B and Grok-1 runs as
   assert.equal(moe.accuracy.measured_runs, 18);
   assert.match(accuracyNote(moe), /^The calibration runs are of dense models; these are mixtures of experts, as this plan is\. On 18 published grok-1 bf16\/fp8 MoE runs/);
   assert.doesNotMatch(accuracyNote(moe), /larger than the calibration runs/);
-  // Beside it, the calibration's runs say they were held out of a fit, Llama 3's that no fit saw them.
-  assert.match(accuracyNote(moe), /On 18 published NeMo\/Megatron-Core fp8 runs \([^)]*\), each predicted by a fit that had not seen it, by 9\.\d %\. On 5 published llama3\.1-405b fp8\/bf16 runs \([^)]*\), which no fit saw, by 11\.\d %\.$/);
+  // Beside it, the other MoE runs (Qwen3-235B, whose 256 GPUs do not span Grok-1's plan), then the
+  // calibration's runs, which say they were held out of a fit, and Llama 3's, which no fit saw.
+  assert.match(accuracyNote(moe), /On 4 published qwen3-235b-a22b bf16 MoE runs \([^)]*\), which no fit saw, by 2\d\.\d %\. On 18 published NeMo\/Megatron-Core fp8 runs \([^)]*\), each predicted by a fit that had not seen it, by 9\.\d %\. On 5 published llama3\.1-405b fp8\/bf16 runs \([^)]*\), which no fit saw, by 11\.\d %\.$/);
   const text = run('simulate', 'grok-1-h100').out;
-  assert.match(text, /mean error 10\.\d% on 18 published grok-1 bf16\/fp8 MoE runs, 8-2048 GPUs, hidden 6144, never fitted;\n\s+9\.\d% on 18 published NeMo\/Megatron-Core fp8 runs, 8-1024 GPUs, hidden 4096-12288, held out of the fit;/);
+  assert.match(text, /mean error 10\.\d% on 18 published grok-1 bf16\/fp8 MoE runs, 8-2048 GPUs, hidden 6144, never fitted;\n\s+2\d\.\d% on 4 published qwen3-235b-a22b bf16 MoE runs, 256 GPUs, hidden 4096, never fitted;\n\s+9\.\d% on 18 published NeMo\/Megatron-Core fp8 runs, 8-1024 GPUs, hidden 4096-12288, held out of the fit;/);
   const dense = JSON.parse(run('simulate', 'llama3-70b-h100', '--json').out);
   assert.equal(dense.accuracy.moe, false);
-  assert.deepEqual(dense.accuracy_also.map((a) => [a.measured_runs, a.moe]), [[5, false], [18, true]]);
+  assert.deepEqual(dense.accuracy_also.map((a) => [a.measured_runs, a.moe]), [[5, false], [18, true], [4, true]]);
+  // A plan of the Qwen3-235B runs' scale reports theirs first: they span its GPUs and width.
+  const qwen = JSON.parse(run('simulate', 'qwen3-235b-h100-fsdp', '--json', '--no-timeline').out);
+  assert.deepEqual([qwen.accuracy.measured_runs, qwen.accuracy.moe], [4, true]);
   assert.match(accuracyNote(dense), /On 5 published llama3\.1-405b fp8\/bf16 runs \(1,024 to 16,384 GPUs, hidden 16,384\), which no fit saw, by 11\.\d %/);
   // Llama 3.1 405B (hidden 16384) is wider than any calibration run: the Llama 3 405B runs first.
   const wide = JSON.parse(run('simulate', 'llama3-405b-h100', '--json').out);
@@ -197,7 +202,7 @@ test('an H100 plan on one node carries the error of the runs the H100 was fitted
     for (const s of rest) assert.match(s, /which no fit saw/);
   }
   const text = run('simulate', 'llama3-70b-h100');
-  assert.match(text.out, /mean error 9\.\d% on 18 published .* held out of the fit;\n.*llama3\.1-405b .* never fitted;\n.*grok-1 .* never fitted; calibrated profile/);
+  assert.match(text.out, /mean error 9\.\d% on 18 published .* held out of the fit;\n.*llama3\.1-405b .* never fitted;\n.*grok-1 .* never fitted;\n.*qwen3-235b-a22b .* never fitted; calibrated profile/);
 });
 
 test("a B200 result carries the projection's error on NVIDIA's published B200 runs, never fitted; an H200 one none", async () => {
