@@ -234,6 +234,7 @@ std::vector<MemoryBreakdown> stage_memory(const ModelConfig& m, const PlanConfig
         mb.gradients = (rest * grad_bytes / shard + ex * grad_bytes / edp +
                         gradient_buckets(n * grad_bytes, p.dp, grad_bytes).bytes) / GiB;
     }
+    double shard_unit = 0;  // ZeRO-3: the parameters of the largest unit gathered whole
     if (shards_parameters(p)) {
       // ZeRO-3 / FSDP: every unit's flat parameter is padded to a multiple of the shard group, and
       // each rank holds one slice of it. Gathered at once: the unit running and the one prefetched
@@ -249,12 +250,12 @@ std::vector<MemoryBreakdown> stage_memory(const ModelConfig& m, const PlanConfig
       const double moe_gathered = moe.dense + (edp > 1 ? moe.experts : 0.0);
       const double slice = dense_layers * std::ceil(layer / shard) +
                            moe_layers * (std::ceil(moe.dense / shard) + moe.experts / edp) + std::ceil(edge / shard);
-      const double unit = std::max(dense_layers > 0 ? layer : 0.0, moe_layers > 0 ? moe_gathered : 0.0);
+      shard_unit = std::max(dense_layers > 0 ? layer : 0.0, moe_layers > 0 ? moe_gathered : 0.0);
       const double units = p.shard_prefetch ? 2.0 : 1.0;
       const double gathered =
-          p.reshard_after_forward ? units * unit + edge : dense_layers * layer + moe_layers * moe_gathered + edge;
+          p.reshard_after_forward ? units * shard_unit + edge : dense_layers * layer + moe_layers * moe_gathered + edge;
       mb.weights = (slice + gathered) * E / GiB;
-      mb.gradients = (slice + unit) * grad_bytes / GiB;
+      mb.gradients = (slice + shard_unit) * grad_bytes / GiB;
       mb.optimizer_states = slice * 12.0 / GiB;
     }
     if (p.optimizer_offload) {
@@ -263,7 +264,7 @@ std::vector<MemoryBreakdown> stage_memory(const ModelConfig& m, const PlanConfig
       // ZeRO-2's bucket, or with ZeRO-1 all of them (reduced after the backward).
       mb.optimizer_states = 0;
       if (shards_parameters(p))
-        mb.gradients = layer_parameters(m, p) * grad_bytes / GiB;
+        mb.gradients = shard_unit * grad_bytes / GiB;
       else if (p.zero_stage >= 2 && shard > 1)
         mb.gradients = gradient_buckets(n * grad_bytes, p.dp * p.cp, grad_bytes).bytes / GiB;
     }
