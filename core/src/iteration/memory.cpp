@@ -70,8 +70,7 @@ int expert_dp(const ModelConfig& m, const PlanConfig& p) {
 std::vector<double> stage_expert_parameters(const ModelConfig& m, const PlanConfig& p) {
   std::vector<double> out(p.pp, 0.0);
   if (!is_moe(m)) return out;
-  const ParameterCounts c = count_parameters(m);
-  const double local = static_cast<double>(m.moe.experts) / p.ep * c.expert / expert_tp(p);
+  const double local = moe_layer_parameters(m, p).experts;
   for (int s = 0; s < p.pp; ++s) out[s] = stage_moe_layers(m, p, s) * local;
   return out;
 }
@@ -87,12 +86,12 @@ std::vector<double> stage_local_parameters(const ModelConfig& m, const PlanConfi
   } else {
     // A MoE layer: attention, norms and shared experts split over tp; the router whole on every
     // rank; experts / ep routed experts, each split over etp.
-    const double others = c.per_moe_layer - c.router - m.moe.experts * c.expert;
+    const double moe_dense = moe_layer_parameters(m, p).dense;
     const std::vector<double> experts = stage_expert_parameters(m, p);
     for (int s = 0; s < p.pp; ++s) {
       const int moe = stage_moe_layers(m, p, s);
       const int dense = stage_layers(m, p, s) - moe;
-      out[s] = dense * c.per_layer / t + moe * (others / t + c.router) + experts[s];
+      out[s] = dense * c.per_layer / t + moe * moe_dense + experts[s];
     }
   }
   out.front() += vocab_rows * m.hidden + c.position;
