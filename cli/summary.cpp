@@ -78,6 +78,10 @@ std::string summary(const SimResult& r) {
       if (p.shard_flat_ring) how += ", one flat ring";
       if (p.shard_device_sync) how += ", the device synchronized before each layer";
     }
+    // A mixture of experts: the routed experts' states are split over their own replicas only.
+    if (r.details.moe)
+      how += r.details.edp > 1 ? ", the routed experts' over " + std::to_string(r.details.edp)
+                               : std::string(", the routed experts' not at all (one copy of each)");
     if (p.zero_all_reduce && p.zero_stage == 1) how += ", gradients all-reduced whole";
     if (p.optimizer_offload) how += ", optimizer on the CPU";
     add("ZeRO-%d: %s sharded over %d GPU%s%s\n", p.zero_stage, kSharded[std::min(p.zero_stage, 3)], group,

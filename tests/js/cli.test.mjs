@@ -110,8 +110,13 @@ test('the summary names what ZeRO shards, over how many GPUs, and how the stack 
   assert.doesNotMatch(none.out, /ZeRO-/);
   const grok = run('simulate', 'grok-1-h100');
   assert.equal(grok.code, 0, grok.err);
-  // dp 32 x cp 2: the distributed optimizer's shard group.
-  assert.match(grok.out, /\nZeRO-1: optimizer states sharded over 64 GPUs\n/);
+  // dp 32 x cp 2: the distributed optimizer's shard group; the experts' over their 8 replicas.
+  assert.match(grok.out, /\nZeRO-1: optimizer states sharded over 64 GPUs, the routed experts' over 8\n/);
+  // FSDP with expert parallelism: the dense parts over dp, the experts over their 32 replicas.
+  const fsdp = run('simulate', 'qwen3-235b-h100-fsdp');
+  assert.match(fsdp.out, /\nZeRO-3: optimizer states, gradients and parameters sharded over 128 GPUs, the routed experts' over 32\n/);
+  const own = run('simulate', 'qwen3-30b-a3b-h100');
+  assert.match(own.out, /\nZeRO-1: optimizer states sharded over 16 GPUs, the routed experts' not at all \(one copy of each\)\n/);
   assert.match(grok.out, /busiest rank [\d.]+ x the mean load; the host waits on its token permutations\n/);
   const z3 = writeConfig({
     model: 'gpt3-175b', cluster: { gpu: 'a100-sxm4-80gb', num_gpus: 384, gpus_per_node: 8 },
