@@ -511,6 +511,12 @@ test('Qwen3-235B on 256 H100s in four plans, one of them FSDP with expert parall
   assert.equal(zero1.rows[1].zero_stage, 1);
   assert.ok(zero1.rows[1].predicted_ms < fsdp.predicted_ms, `${zero1.rows[1].predicted_ms} vs ${fsdp.predicted_ms}`);
   assert.ok((zero1.rows[1].notes ?? []).some((n) => /needs [\d.]+ GiB/.test(n)), 'unsharded, the plan does not fit');
+  // docs/moe.md: the 25 MoE runs of the three files together at 12.2%.
+  const all = JSON.parse(run('validate', ...['grok-h100.csv', 'moe-b200.csv', 'megatron-moe-h100.csv']
+    .map((f) => path.join(root, 'profiles/published', f)), '--json').out).flatMap((f) => f.rows);
+  assert.equal(all.length, 25);
+  const mape = all.reduce((a, row) => a + Math.abs(row.error_percent), 0) / all.length;
+  assert.ok(mape > 11.5 && mape < 13, `MAPE ${mape}`);
 });
 
 test('the published B200 mixture-of-experts runs validate within the floor of 12% (docs/moe.md)', () => {
