@@ -246,7 +246,7 @@ std::vector<MemoryBreakdown> stage_memory(const ModelConfig& m, const PlanConfig
       const double moe_layers = moe_model ? stage_moe_layers(m, p, s) : 0.0;
       const double dense_layers = static_cast<double>(stage_layers(m, p, s)) - moe_layers;
       const MoeLayerParameters moe = moe_layer_parameters(m, p);
-      const double moe_gathered = moe.dense + (edp > 1 ? moe.experts : 0.0);
+      const double moe_gathered = moe.gathered;
       const double slice = dense_layers * std::ceil(layer / shard) +
                            moe_layers * (std::ceil(moe.dense / shard) + moe.experts / edp) + std::ceil(edge / shard);
       shard_unit = std::max(dense_layers > 0 ? layer : 0.0, moe_layers > 0 ? moe_gathered : 0.0);

@@ -22,6 +22,8 @@ MoeLayerParameters moe_layer_parameters(const ModelConfig& m, const PlanConfig& 
   const double others = c.per_moe_layer - c.router - m.moe.experts * c.expert;
   out.dense = others / p.tp + c.router;
   out.experts = static_cast<double>(m.moe.experts) / p.ep * c.expert / expert_tp(p);
+  out.experts_sharded = expert_dp(m, p) > 1;
+  out.gathered = out.dense + (out.experts_sharded ? out.experts : 0.0);
   return out;
 }
 
@@ -74,7 +76,7 @@ ShardComm shard_comm(const ModelConfig& m, const PlanConfig& p, const Profile& p
     // sharded over the ranks that hold the same experts, the expert data-parallel group; where that
     // group is one GPU they stay whole and are neither gathered nor reduced.
     const MoeLayerParameters moe = moe_layer_parameters(m, p);
-    const bool experts_sharded = expert_dp(m, p) > 1;
+    const bool experts_sharded = moe.experts_sharded;
     const double expert_gather =
         experts_sharded ? collective_s(prof, fabric, expert_dp_group, CollectiveKind::all_gather, moe.experts * kHalfBytes) : 0.0;
     sc.moe_gather_s = gather(moe.dense) + expert_gather;

@@ -28,6 +28,8 @@ bool shards_parameters(const PlanConfig& p);
 struct MoeLayerParameters {
   double dense = 0;
   double experts = 0;
+  bool experts_sharded = false;  // the expert data-parallel group is more than one GPU
+  double gathered = 0;           // what ZeRO-3 gathers whole: the dense part, and the experts if sharded
 };
 MoeLayerParameters moe_layer_parameters(const ModelConfig& m, const PlanConfig& p);
 

@@ -1022,8 +1022,7 @@ Outcome<SimResult> simulate(const SimConfig& config, const Profile* profile_over
       if (is_moe(x.m)) {
         // What a MoE layer gathers and reduces: its dense part, and its experts where they are sharded.
         const MoeLayerParameters moe = moe_layer_parameters(x.m, p);
-        add_shard_operators(r.operators, "moe layer", moe_layer_comm(x.shard),
-                            moe.dense + (expert_dp(x.m, p) > 1 ? moe.experts : 0.0), p);
+        add_shard_operators(r.operators, "moe layer", moe_layer_comm(x.shard), moe.gathered, p);
       }
     }
   }
